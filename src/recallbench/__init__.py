@@ -1,0 +1,3 @@
+"""recallbench: evaluation harness for memory in embodied agents."""
+
+__version__ = "0.1.0"

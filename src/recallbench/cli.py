@@ -1,0 +1,58 @@
+"""The one entry point. Subcommands mirror the data flow; each lives beside the code it drives.
+
+Every subcommand module exposes ``register(subparsers)``; its handler is set with
+``parser.set_defaults(func=handler)`` and returns the process exit status. Modules listed here
+must import cheaply (no MuJoCo or robosuite at import time) so ``recallbench --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from recallbench import __version__
+
+# Modules that add subcommands, in the order they appear in --help. A module not yet present is
+# skipped, so the CLI grows with the package.
+COMMAND_MODULES = (
+    "recallbench.benchmarks.scenemem.cli",
+    "recallbench.benchmarks.findingdory.cli",
+    "recallbench.generate.cli",
+    "recallbench.world.cli",
+    "recallbench.run.cli",
+    "recallbench.report.cli",
+    "recallbench.agents.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="recallbench",
+        description="Evaluate memory in embodied agents (SceneMem, FindingDory, built-in world).",
+    )
+    parser.add_argument("--version", action="version", version=f"recallbench {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a real import error inside the module must surface
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

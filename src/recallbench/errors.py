@@ -1,0 +1,16 @@
+"""Errors raised at the boundaries: every one names the file and the field at fault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """Bad input on disk. Carries the file and the field so the message is actionable."""
+
+    def __init__(self, path: str | Path, field: str | None, message: str) -> None:
+        self.path = str(path)
+        self.field = field
+        self.message = message
+        where = f"{self.path}: {field}" if field else self.path
+        super().__init__(f"{where}: {message}")

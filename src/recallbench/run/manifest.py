@@ -1,0 +1,50 @@
+"""The run manifest: everything that moves the numbers, written once at the start of a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from recallbench import __version__
+from recallbench.io import write_json_atomic
+
+# Packages whose versions can change results (simulator, renderer, decoder, robot stack).
+TRACKED_PACKAGES = ("mujoco", "robosuite", "robocasa", "av", "numpy", "gymnasium", "ray")
+
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in TRACKED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def build_manifest(**fields: Any) -> dict[str, Any]:
+    """Base manifest (versions, platform, command, time) plus the caller's run settings."""
+    return {
+        "recallbench": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": package_versions(),
+        "mujoco_gl": os.environ.get("MUJOCO_GL"),
+        "command": sys.argv,
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **fields,
+    }
+
+
+def write_manifest(run_dir: str | Path, manifest: dict[str, Any]) -> Path:
+    return write_json_atomic(Path(run_dir) / "manifest.json", manifest)
+
+
+def read_manifest(run_dir: str | Path) -> dict[str, Any]:
+    return json.loads((Path(run_dir) / "manifest.json").read_text())

@@ -1,0 +1,75 @@
+"""Append-only JSONL run log: one record per finished case, durable as soon as it is written.
+
+A crash loses at most the case in flight. A torn last line (the process died mid-write) is
+ignored on read and cut off on the next open, so records are never counted twice or lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+
+class RunLog:
+    """Durable JSONL log. Each record must carry a unique ``key`` (the case id)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._truncate_torn_tail()
+        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def _truncate_torn_tail(self) -> None:
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end != len(data):
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+                f.flush()
+                os.fsync(f.fileno())
+
+    def append(self, record: dict[str, Any]) -> None:
+        if "key" not in record:
+            raise ValueError("run log records need a 'key'")
+        line = json.dumps(record, sort_keys=True, allow_nan=False, default=_json_default)
+        self._file.write(line + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> RunLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _json_default(value: Any) -> Any:
+    # numpy scalars and arrays reach the log from metrics; store them as plain JSON.
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Yield complete records; a torn final line is skipped. Later records win on equal keys."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.endswith("\n"):
+                break
+            yield json.loads(line)
+
+
+def completed(path: str | Path) -> dict[str, dict[str, Any]]:
+    """Map each finished case key to its record (the last one written for that key)."""
+    return {record["key"]: record for record in read_records(path)}
