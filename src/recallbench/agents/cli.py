@@ -1,0 +1,36 @@
+"""`recallbench list agents`: what can be run by name. Other listings (suites) plug into LISTERS."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def _list_agents(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from recallbench.agents.registry import list_agents
+
+    table = Table(title="Agents (run with --agent NAME, module:Class or path.py:Class)")
+    table.add_column("name")
+    table.add_column("target")
+    table.add_column("source")
+    for name, info in list_agents().items():
+        table.add_row(name, info["target"], info["source"])
+    Console().print(table)
+    return 0
+
+
+# what -> handler; another area can add e.g. LISTERS["suites"] = its handler.
+LISTERS: dict[str, Callable[[argparse.Namespace], int]] = {"agents": _list_agents}
+
+
+def _handle(args: argparse.Namespace) -> int:
+    return LISTERS[args.what](args)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("list", help="list agents (and other registered things)")
+    parser.add_argument("what", choices=sorted(LISTERS), help="what to list")
+    parser.set_defaults(func=_handle)

@@ -1,0 +1,306 @@
+"""A small client for any OpenAI-compatible ``/chat/completions`` server (vLLM, Ollama, OpenAI,
+Gemini's OpenAI endpoint, ...), with the pieces a long evaluation run needs.
+
+- Retries with exponential backoff and jitter on 429, 5xx, timeouts and connection errors,
+  honouring ``Retry-After``; never on other 4xx (a bad request stays bad).
+- A concurrency limit: one semaphore per client, shared by every thread that calls it.
+- A disk cache keyed by the request body (model, messages, sampling parameters; images by
+  content hash) and not by the base URL, so a rerun against another host of the same model
+  costs no request.
+- Every outcome is a ``ChatResult``: an exhausted retry budget is a recorded error, not an
+  exception, so one failing case never stops a run.
+
+Standard library HTTP only (urllib): no SDK needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import logging
+import os
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+
+from recallbench.agents.cache import ResponseCache, stable_hash
+
+log = logging.getLogger(__name__)
+
+# Bump when the meaning of a cached entry changes, so old entries stop matching.
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """Where to send requests and how. ``api_key_env`` names the environment variable holding
+    the key (never the key itself, so it stays out of manifests and logs); None sends no key,
+    as local vLLM / Ollama servers expect. ``max_retries`` counts retries after the first try.
+    ``timeout`` is per socket operation (connect, each read), in seconds. ``extra_body`` is
+    merged into every request (e.g. ``{"seed": 0}`` or a ``response_format``)."""
+
+    model: str
+    base_url: str = "http://localhost:8000/v1"
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout: float = 120.0
+    max_retries: int = 5
+    concurrency: int = 4
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    max_retry_after: float = 300.0
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("model must be a non-empty model id")
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.timeout <= 0:
+            raise ValueError(f"timeout must be > 0, got {self.timeout}")
+
+    def public(self) -> dict[str, Any]:
+        """Settings for a manifest: everything but secrets (there are none: only the env name)."""
+        return asdict(self)
+
+
+@dataclass
+class ChatResult:
+    """One request's outcome, successful or not, with what the run log should keep."""
+
+    text: str | None
+    cache_key: str
+    attempts: int = 0
+    latency_s: float = 0.0
+    cache_hit: bool = False
+    error: str | None = None
+    error_kind: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    response_model: str | None = None
+    finish_reason: str | None = None
+    retry_waits_s: list[float] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
+
+
+class _Attempt(Exception):
+    """A failed attempt: ``retryable`` decides whether the retry loop goes on."""
+
+    def __init__(self, kind: str, message: str, retryable: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+
+
+def _image_digest(url: str) -> str:
+    return "sha256:" + hashlib.sha256(url.encode("ascii", "replace")).hexdigest()
+
+
+def cache_material(body: dict[str, Any]) -> dict[str, Any]:
+    """The request body with every image replaced by its content hash: the cache key source.
+    The base URL is deliberately absent; the model id, prompt and parameters are all in body."""
+    messages = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            parts = []
+            for part in content:
+                if part.get("type") == "image_url":
+                    image = dict(part["image_url"])
+                    image["url"] = _image_digest(str(image.get("url", "")))
+                    part = {**part, "image_url": image}
+                parts.append(part)
+            message = {**message, "content": parts}
+        messages.append(message)
+    return {"cache_version": CACHE_VERSION, **body, "messages": messages}
+
+
+class ChatClient:
+    """Thread-safe chat-completions client; see the module docstring for the behaviour."""
+
+    def __init__(self, settings: ChatSettings, cache_dir: str | Path | None = None) -> None:
+        self.settings = settings
+        self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
+        self._semaphore = threading.BoundedSemaphore(settings.concurrency)
+        self._api_key: str | None = None
+        if settings.api_key_env:
+            key = os.environ.get(settings.api_key_env)
+            if not key:
+                # Fail at construction, not on case 1 of 5,000 with a wall of 401s.
+                raise ValueError(
+                    f"api_key_env={settings.api_key_env!r}: environment variable is not set"
+                )
+            self._api_key = key
+        self._rng = random.Random()
+        self._rng_lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return self.settings.base_url.rstrip("/") + "/chat/completions"
+
+    def body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "model": s.model,
+            "messages": messages,
+            "temperature": s.temperature,
+            "max_tokens": s.max_tokens,
+            **s.extra_body,
+        }
+
+    def complete(self, messages: list[dict[str, Any]]) -> ChatResult:
+        """Send one chat request (or answer it from the cache). Never raises for transport or
+        server errors: they come back in ``ChatResult.error``."""
+        body = self.body(messages)
+        key = stable_hash(cache_material(body))
+        start = time.monotonic()
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None and isinstance(hit.get("text"), str):
+                return ChatResult(
+                    text=hit["text"],
+                    cache_key=key,
+                    cache_hit=True,
+                    latency_s=time.monotonic() - start,
+                    prompt_tokens=hit.get("prompt_tokens"),
+                    completion_tokens=hit.get("completion_tokens"),
+                    total_tokens=hit.get("total_tokens"),
+                    response_model=hit.get("response_model"),
+                    finish_reason=hit.get("finish_reason"),
+                )
+        result = self._send_with_retries(body, key)
+        result.latency_s = time.monotonic() - start
+        if self.cache is not None and result.ok:
+            self.cache.put(
+                key,
+                {
+                    "text": result.text,
+                    "prompt_tokens": result.prompt_tokens,
+                    "completion_tokens": result.completion_tokens,
+                    "total_tokens": result.total_tokens,
+                    "response_model": result.response_model,
+                    "finish_reason": result.finish_reason,
+                    "stored": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                },
+            )
+        return result
+
+    def _send_with_retries(self, body: dict[str, Any], key: str) -> ChatResult:
+        data = json.dumps(body).encode("utf-8")
+        result = ChatResult(text=None, cache_key=key)
+        for attempt in range(self.settings.max_retries + 1):
+            result.attempts = attempt + 1
+            try:
+                with self._semaphore:
+                    payload = self._post(data)
+                self._fill(result, payload)
+                result.error = result.error_kind = None
+                return result
+            except _Attempt as failure:
+                result.error, result.error_kind = str(failure), failure.kind
+                if not failure.retryable or attempt == self.settings.max_retries:
+                    break
+                wait = self._backoff(attempt, failure.retry_after)
+                result.retry_waits_s.append(round(wait, 4))
+                log.warning("%s (attempt %d), retrying in %.2fs", failure, attempt + 1, wait)
+                time.sleep(wait)
+        if result.attempts > 1 and result.error_kind != "bad_response":
+            result.error = f"gave up after {result.attempts} attempts: {result.error}"
+        return result
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        s = self.settings
+        delay = min(s.backoff_max, s.backoff_base * 2**attempt)
+        with self._rng_lock:
+            # "Equal jitter": spreads synchronized retries without ever collapsing to zero.
+            delay *= 0.5 + 0.5 * self._rng.random()
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, s.max_retry_after))
+        return delay
+
+    def _post(self, data: bytes) -> dict[str, Any]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.settings.timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:300].decode("utf-8", "replace") if exc.fp else ""
+            retryable = exc.code == 429 or exc.code >= 500
+            retry_after = parse_retry_after(exc.headers.get("Retry-After")) if exc.headers else None
+            raise _Attempt(
+                f"http_{exc.code}",
+                f"HTTP {exc.code} from {self.url}: {detail}",
+                retryable,
+                retry_after,
+            ) from exc
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise _Attempt("timeout", f"timeout after {self.settings.timeout}s", True) from exc
+            raise _Attempt("connection", f"cannot reach {self.url}: {exc.reason}", True) from exc
+        except TimeoutError as exc:
+            raise _Attempt("timeout", f"timeout after {self.settings.timeout}s", True) from exc
+        except (ConnectionError, http.client.HTTPException, OSError) as exc:
+            raise _Attempt("connection", f"connection to {self.url} failed: {exc!r}", True) from exc
+        try:
+            payload = json.loads(raw)
+        except ValueError as exc:
+            raise _Attempt("bad_response", f"response is not JSON: {raw[:200]!r}", False) from exc
+        if not isinstance(payload, dict):
+            raise _Attempt("bad_response", f"response is not a JSON object: {raw[:200]!r}", False)
+        return payload
+
+    @staticmethod
+    def _fill(result: ChatResult, payload: dict[str, Any]) -> None:
+        try:
+            choice = payload["choices"][0]
+            text = choice["message"]["content"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise _Attempt(
+                "bad_response", f"no choices[0].message.content in response: {exc!r}", False
+            ) from exc
+        if not isinstance(text, str):
+            raise _Attempt("bad_response", f"message content is {type(text).__name__}", False)
+        usage = payload.get("usage") or {}
+        result.text = text
+        result.finish_reason = choice.get("finish_reason")
+        result.response_model = payload.get("model")
+        result.prompt_tokens = usage.get("prompt_tokens")
+        result.completion_tokens = usage.get("completion_tokens")
+        result.total_tokens = usage.get("total_tokens")

@@ -1,0 +1,95 @@
+"""Find agents by name: built-ins, ``recallbench.agents`` entry points, or a direct reference.
+
+A spec is one of: a built-in name (``oracle``), an entry-point name registered by an installed
+package under the group ``recallbench.agents``, ``package.module:Class``, or
+``path/to/file.py:Class``. Built-ins win over entry points of the same name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+ENTRY_POINT_GROUP = "recallbench.agents"
+
+# name -> "module:Class". Other areas add theirs here (vlm, text-memory, acting policies).
+BUILTIN_AGENTS: dict[str, str] = {
+    "oracle": "recallbench.agents.baselines:OracleAgent",
+    "random": "recallbench.agents.baselines:RandomAgent",
+    "blind": "recallbench.agents.baselines:BlindAgent",
+    "recency": "recallbench.agents.baselines:RecencyAgent",
+    "vlm": "recallbench.agents.vlm:VLMAgent",
+    "text-memory": "recallbench.agents.text_memory:TextMemoryAgent",
+}
+
+
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def list_agents() -> dict[str, dict[str, str]]:
+    """name -> {"target": "module:Class", "source": "builtin" | "entry point (dist)"}."""
+    out = {name: {"target": t, "source": "builtin"} for name, t in BUILTIN_AGENTS.items()}
+    for name, ep in sorted(_entry_points().items()):
+        if name not in out:
+            dist = ep.dist.name if ep.dist is not None else "?"
+            out[name] = {"target": ep.value, "source": f"entry point ({dist})"}
+    return out
+
+
+def _load_from_file(path: Path, attr: str) -> Any:
+    if not path.is_file():
+        raise ValueError(f"agent file not found: {path}")
+    module_name = f"recallbench_user_agent_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return _attr(module, attr, str(path))
+
+
+def _attr(module: Any, attr: str, where: str) -> Any:
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{where} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def resolve_agent(spec: str) -> Any:
+    """The class (or factory) a spec names, without instantiating it."""
+    if spec in BUILTIN_AGENTS:
+        spec_target = BUILTIN_AGENTS[spec]
+    else:
+        eps = _entry_points()
+        if spec in eps:
+            return eps[spec].load()
+        spec_target = spec
+    if ":" not in spec_target:
+        known = ", ".join(sorted(list_agents()))
+        raise ValueError(
+            f"unknown agent {spec!r}: use one of [{known}], module:Class or path/to/file.py:Class"
+        )
+    target, attr = spec_target.rsplit(":", 1)
+    if target.endswith(".py") or "/" in target or "\\" in target:
+        return _load_from_file(Path(target), attr)
+    try:
+        module = importlib.import_module(target)
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"cannot import module {target!r} for agent {spec!r}: {exc}") from exc
+    return _attr(module, attr, target)
+
+
+def load_agent(spec: str, **kwargs: Any) -> Any:
+    """Instantiate the agent a spec names, passing ``kwargs`` to its constructor."""
+    factory = resolve_agent(spec)
+    if not callable(factory):
+        raise ValueError(f"agent {spec!r} is not a class or factory")
+    return factory(**kwargs)

@@ -1,0 +1,376 @@
+"""The text-memory agent (FindingDory's text baseline): the video becomes text, then the question
+is answered over the text.
+
+1. The K offered frames are cut into chunks of ``chunk_size`` consecutive positions.
+2. Each chunk is captioned by a ``Captioner``: the VLM client with a captioning prompt file, or
+   any callable (on generated suites, a privileged captioner built from the world's annotations).
+   Captions are computed once per video and shared by every question about it.
+3. The question is answered over the captions, either by an LLM (same client, an answer prompt
+   file, the paper's JSON format) or fully offline by sentence-embedding retrieval (MiniLM from
+   the ``embeddings`` extra): the best-matching chunk(s) give the frame(s).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource
+from recallbench.agents.openai_client import ChatClient, ChatSettings
+from recallbench.agents.prompts import Prompt, load_prompt
+from recallbench.agents.vlm import answer_from_text, goal_text, request_info
+from recallbench.agents.vlm_images import (
+    image_parts,
+    model_images,
+    open_source,
+    parse_image_size,
+    time_of_day_at,
+)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A run of consecutive offered frames. ``positions`` are the numbers stamped on the frames
+    (what answers refer to); ``frame_indices`` the original video frames they show."""
+
+    index: int
+    positions: tuple[int, ...]
+    frame_indices: tuple[int, ...]
+    times_of_day: tuple[str | None, ...]
+    video_path: str | None
+
+    @property
+    def time_span(self) -> str:
+        times = [t for t in self.times_of_day if t]
+        return f"{times[0]} to {times[-1]}" if times else "time unknown"
+
+    def label(self) -> str:
+        return f"Frames {self.positions[0]}-{self.positions[-1]} ({self.time_span})"
+
+
+class CaptionError(RuntimeError):
+    """A chunk could not be captioned (the request failed after its retries)."""
+
+    def __init__(self, message: str, info: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.info = info or {}
+
+
+@runtime_checkable
+class Captioner(Protocol):
+    """Turns one chunk into text. ``frames`` is the case's lazy frame source (None when the case
+    has no video, e.g. for an annotation-based captioner). Raise ``CaptionError`` on failure."""
+
+    def caption(self, chunk: Chunk, frames: FrameSource | None) -> str: ...
+
+
+class FunctionCaptioner:
+    """Adapts a plain ``fn(chunk, frames) -> str`` (e.g. a privileged annotation lookup)."""
+
+    def __init__(self, fn: Callable[[Chunk, FrameSource | None], str], name: str = "function"):
+        self.fn = fn
+        self.name = name
+
+    def caption(self, chunk: Chunk, frames: FrameSource | None) -> str:
+        return str(self.fn(chunk, frames))
+
+    def manifest(self) -> dict[str, Any]:
+        return {"captioner": self.name}
+
+
+def as_captioner(value: Captioner | Callable[..., str] | str) -> Captioner:
+    """A Captioner from an object, a plain function, or a ``"module:attr"`` reference (a class
+    is instantiated without arguments), so a command line can name one."""
+    if isinstance(value, str):
+        if ":" not in value:
+            raise ValueError(f"captioner must be 'module:attr', got {value!r}")
+        module, attr = value.split(":", 1)
+        value = getattr(importlib.import_module(module), attr)
+        if isinstance(value, type):
+            value = value()
+    if isinstance(value, Captioner):
+        return value
+    if callable(value):
+        return FunctionCaptioner(value, getattr(value, "__name__", "function"))
+    raise TypeError(f"not a captioner: {value!r}")
+
+
+def make_chunks(query: FrameQuery, chunk_size: int, frames: FrameSource | None) -> list[Chunk]:
+    """Consecutive chunks over the offered positions; the last one may be shorter."""
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    count = len(query.offered_frames)
+    chunks = []
+    for index, start in enumerate(range(0, count, chunk_size)):
+        positions = tuple(range(start, min(start + chunk_size, count)))
+        chunks.append(
+            Chunk(
+                index=index,
+                positions=positions,
+                frame_indices=tuple(query.offered_frames[p] for p in positions),
+                times_of_day=tuple(time_of_day_at(query, frames, p) for p in positions),
+                video_path=query.video_path,
+            )
+        )
+    return chunks
+
+
+class VLMCaptioner:
+    """Captions a chunk by sending its stamped frames and a captioning prompt to the VLM."""
+
+    def __init__(
+        self,
+        client: ChatClient,
+        *,
+        prompt: str | Path = "text_memory_caption_v1",
+        max_words: int = 80,
+        image_size: int | str | tuple[int, int] | None = None,
+        image_format: str = "jpeg",
+    ) -> None:
+        self.client = client
+        self.prompt: Prompt = load_prompt(prompt)
+        self.max_words = int(max_words)
+        self.image_size = parse_image_size(image_size)
+        self.image_format = image_format
+        self.stats: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def caption(self, chunk: Chunk, frames: FrameSource | None) -> str:
+        if frames is None:
+            raise CaptionError(f"chunk {chunk.label()}: no frames to caption")
+        times = dict(zip(chunk.positions, chunk.times_of_day, strict=True))
+        images = model_images(frames, chunk.positions, self.image_size, times.get)
+        text = self.prompt.render(
+            first_frame=chunk.positions[0],
+            last_frame=chunk.positions[-1],
+            time_span=chunk.time_span,
+            max_words=self.max_words,
+        )
+        content = image_parts(images, self.image_format)
+        content.append({"type": "text", "text": text})
+        result = self.client.complete([{"role": "user", "content": content}])
+        stats = request_info(result)
+        with self._lock:
+            self.stats.append(stats)
+        if not result.ok or result.text is None:
+            raise CaptionError(f"chunk {chunk.label()}: {result.error}", stats)
+        return result.text.strip()
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "captioner": "vlm",
+            "prompt": self.prompt.manifest(),
+            "max_words": self.max_words,
+            "image_size": self.image_size,
+            "image_format": self.image_format,
+        }
+
+
+_FRAME_REF = re.compile(r"\bframes?\s+(\d+)", re.IGNORECASE)
+
+
+class LLMAnswerer:
+    """Answers over the captions with a text-only chat request (the paper's JSON format)."""
+
+    def __init__(self, client: ChatClient, prompt: str | Path = "text_memory_answer_v1") -> None:
+        self.client = client
+        self.prompt: Prompt = load_prompt(prompt)
+
+    def answer(self, query: FrameQuery, captions: Sequence[tuple[Chunk, str]]) -> FrameAnswer:
+        listing = "\n".join(f"- {chunk.label()}: {text}" for chunk, text in captions)
+        text = self.prompt.render(
+            captions=listing,
+            last_frame=len(query.offered_frames) - 1,
+            goal=goal_text(query.instruction),
+        )
+        result = self.client.complete([{"role": "user", "content": text}])
+        return answer_from_text(result, len(query.offered_frames), {"answerer": "llm"})
+
+    def manifest(self) -> dict[str, Any]:
+        return {"answerer": "llm", "prompt": self.prompt.manifest()}
+
+
+class EmbeddingAnswerer:
+    """Offline answer: the chunk(s) whose caption is most similar to the instruction (cosine of
+    MiniLM embeddings). Within a chunk, the first frame the caption names ("frame 12") is taken,
+    else the chunk's middle frame. One chunk per target (``query.num_targets``, default 1)."""
+
+    def __init__(self, embedder: Any = None) -> None:
+        if embedder is None:
+            from recallbench.agents.embeddings import MiniLMEmbedder
+
+            embedder = MiniLMEmbedder()
+        self.embedder = embedder
+
+    def answer(self, query: FrameQuery, captions: Sequence[tuple[Chunk, str]]) -> FrameAnswer:
+        if not captions:
+            return FrameAnswer(
+                None,
+                None,
+                {"answerer": "embedding", "failure_mode": "response_error", "error": "no captions"},
+            )
+        vectors = self.embedder.embed([query.instruction] + [text for _, text in captions])
+        scores = vectors[1:] @ vectors[0]
+        order = np.argsort(-scores, kind="stable")[: max(1, query.num_targets or 1)]
+        picks = [self._frame_in(*captions[i]) for i in order]
+        info = {
+            "answerer": "embedding",
+            "chunk_scores": [round(float(s), 4) for s in scores],
+            "chosen_chunks": [int(i) for i in order],
+        }
+        return FrameAnswer(frame_indices=picks, response=None, info=info)
+
+    @staticmethod
+    def _frame_in(chunk: Chunk, text: str) -> int:
+        for match in _FRAME_REF.finditer(text):
+            position = int(match.group(1))
+            if position in chunk.positions:
+                return position
+        return chunk.positions[len(chunk.positions) // 2]
+
+    def manifest(self) -> dict[str, Any]:
+        info = {"answerer": "embedding"}
+        if hasattr(self.embedder, "manifest"):
+            info.update(self.embedder.manifest())
+        return info
+
+
+class TextMemoryAgent:
+    """Frame selection from captions. ``answerer`` is ``"llm"`` (needs ``model``) or
+    ``"embedding"`` (offline). Without a ``captioner`` the VLM client captions the chunks
+    (``caption_model`` defaults to ``model``). Request options are the VLM agent's."""
+
+    privileged = False
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str = "http://localhost:8000/v1",
+        *,
+        answerer: str = "llm",
+        captioner: Captioner | Callable[[Chunk, FrameSource | None], str] | None = None,
+        caption_model: str | None = None,
+        chunk_size: int = 8,
+        api_key_env: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        timeout: float = 120.0,
+        max_retries: int = 5,
+        concurrency: int = 4,
+        cache_dir: str | Path | None = None,
+        image_size: int | str | tuple[int, int] | None = None,
+        image_format: str = "jpeg",
+        caption_prompt: str | Path = "text_memory_caption_v1",
+        answer_prompt: str | Path = "text_memory_answer_v1",
+        caption_max_words: int = 80,
+        backoff_base: float = 1.0,
+        embedder: Any = None,
+        name: str = "text-memory",
+    ) -> None:
+        self.name = name
+        self.chunk_size = int(chunk_size)
+        if self.chunk_size < 1:
+            raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+
+        def client(model_id: str) -> ChatClient:
+            settings = ChatSettings(
+                model=model_id,
+                base_url=str(base_url),
+                api_key_env=api_key_env or None,
+                temperature=float(temperature),
+                max_tokens=int(max_tokens),
+                timeout=float(timeout),
+                max_retries=int(max_retries),
+                concurrency=int(concurrency),
+                backoff_base=float(backoff_base),
+            )
+            return ChatClient(settings, cache_dir=cache_dir)
+
+        if captioner is None:
+            vlm_model = caption_model or model
+            if not vlm_model:
+                raise ValueError("text-memory agent: give a captioner, or a model to caption with")
+            captioner = VLMCaptioner(
+                client(vlm_model),
+                prompt=caption_prompt,
+                max_words=caption_max_words,
+                image_size=image_size,
+                image_format=image_format,
+            )
+        else:
+            captioner = as_captioner(captioner)
+        self.captioner: Captioner = captioner
+
+        if answerer == "llm":
+            if not model:
+                raise ValueError("text-memory agent: answerer 'llm' needs a model")
+            self.answerer: LLMAnswerer | EmbeddingAnswerer = LLMAnswerer(
+                client(model), answer_prompt
+            )
+        elif answerer == "embedding":
+            self.answerer = EmbeddingAnswerer(embedder)
+        else:
+            raise ValueError(f"answerer must be 'llm' or 'embedding', got {answerer!r}")
+        self.model = model
+        # Captions are per video, not per question: compute once, share across threads.
+        self._captions: dict[tuple, list[tuple[Chunk, str]]] = {}
+        self._locks: dict[tuple, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    def captions(self, query: FrameQuery, frames: FrameSource | None) -> list[tuple[Chunk, str]]:
+        """Every chunk with its caption, memoised per (video, offered frames, times)."""
+        key = (query.video_path, query.offered_frames, query.times_of_day)
+        cacheable = query.video_path is not None
+        if cacheable:
+            with self._locks_guard:
+                lock = self._locks.setdefault(key, threading.Lock())
+        else:
+            lock = threading.Lock()
+        with lock:
+            if cacheable and key in self._captions:
+                return self._captions[key]
+            source = frames
+            if source is None and isinstance(self.captioner, VLMCaptioner):
+                source = open_source(query, None)
+            chunks = make_chunks(query, self.chunk_size, source)
+            captioned = [(chunk, self.captioner.caption(chunk, source)) for chunk in chunks]
+            if cacheable:
+                self._captions[key] = captioned
+            return captioned
+
+    def select_frames(self, query: FrameQuery, frames: FrameSource | None) -> FrameAnswer:
+        try:
+            captioned = self.captions(query, frames)
+        except CaptionError as exc:
+            info = {"error": str(exc), "failure_mode": "request_error", "stage": "caption"}
+            info.update({f"caption_{k}": v for k, v in exc.info.items()})
+            return FrameAnswer(frame_indices=None, response=None, info=info)
+        result = self.answerer.answer(query, captioned)
+        result.info["captions"] = [
+            {"positions": [c.positions[0], c.positions[-1]], "text": text} for c, text in captioned
+        ]
+        result.info["model"] = self.model
+        return result
+
+    def manifest(self) -> dict[str, Any]:
+        captioner = getattr(self.captioner, "manifest", None)
+        return {
+            "agent": self.name,
+            "kind": "text-memory",
+            "model": self.model,
+            "chunk_size": self.chunk_size,
+            "captioner": captioner() if callable(captioner) else type(self.captioner).__name__,
+            "answerer": self.answerer.manifest(),
+            "captioner_settings": (
+                self.captioner.client.settings.public()
+                if isinstance(self.captioner, VLMCaptioner)
+                else None
+            ),
+        }

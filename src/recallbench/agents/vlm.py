@@ -1,0 +1,177 @@
+"""The VLM frame-selection agent: any OpenAI-compatible chat-completions server, one flag each
+for model, base URL and API-key environment variable.
+
+Per case it sends the K offered frames (the frame budget) as stamped images followed by the
+paper's prompt (a versioned file), parses the JSON answer with the FindingDory parser (never
+eval) and returns the raw text, the parsed positions and everything the run log should keep:
+latency, tokens, attempts, cache hit, chain of thought and the failure mode when there is one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource
+from recallbench.agents.openai_client import ChatClient, ChatResult, ChatSettings
+from recallbench.agents.prompts import Prompt, load_prompt
+from recallbench.agents.vlm_images import (
+    image_parts,
+    model_images,
+    open_source,
+    parse_image_size,
+    time_of_day_at,
+)
+from recallbench.benchmarks.findingdory.parse import parse_frame_indices
+
+DEFAULT_PROMPT = "findingdory_frame_selection_v1"
+GOAL_PREFIX = "The robot's goal is:"
+
+
+def goal_text(instruction: str) -> str:
+    """FindingDory instructions already read "The robot's goal is: ..."; others get the prefix,
+    so the rendered prompt ends exactly as the paper's does."""
+    instruction = instruction.strip()
+    if instruction.lower().startswith(GOAL_PREFIX.lower()):
+        return instruction
+    return f"{GOAL_PREFIX} {instruction}"
+
+
+def _as_dict(value: dict[str, Any] | str | None) -> dict[str, Any]:
+    """``extra_body`` as a dict; a command line passes it as a JSON string."""
+    if value is None or value == "":
+        return {}
+    if isinstance(value, str):
+        value = json.loads(value)
+    if not isinstance(value, dict):
+        raise ValueError(f"extra_body must be a JSON object, got {value!r}")
+    return dict(value)
+
+
+def request_info(result: ChatResult) -> dict[str, Any]:
+    """The request facts every model-backed agent puts in ``FrameAnswer.info``."""
+    return {
+        "latency_s": round(result.latency_s, 4),
+        "attempts": result.attempts,
+        "cache_hit": result.cache_hit,
+        "cache_key": result.cache_key,
+        "prompt_tokens": result.prompt_tokens,
+        "completion_tokens": result.completion_tokens,
+        "total_tokens": result.total_tokens,
+        "response_model": result.response_model,
+        "finish_reason": result.finish_reason,
+        "retry_waits_s": result.retry_waits_s,
+    }
+
+
+def answer_from_text(result: ChatResult, num_offered: int, info: dict[str, Any]) -> FrameAnswer:
+    """Parse a model reply into a FrameAnswer; failures become ``info["failure_mode"]``.
+
+    Out-of-range positions are returned as the model gave them (the benchmark scores them as
+    ``out_of_bounds_pred``); they are flagged here so the run log shows it per case.
+    """
+    info = info | request_info(result)
+    if not result.ok:
+        info.update(error=result.error, error_kind=result.error_kind, failure_mode="request_error")
+        return FrameAnswer(frame_indices=None, response=result.text, info=info)
+    parsed = parse_frame_indices(result.text)
+    info["chain_of_thought"] = parsed.chain_of_thought
+    if not parsed.ok:
+        info.update(parse_error=parsed.error, failure_mode="response_error")
+        return FrameAnswer(frame_indices=None, response=result.text, info=info)
+    indices = parsed.frame_indices or []
+    if any(not 0 <= i < num_offered for i in indices):
+        info["failure_mode"] = "out_of_bounds_pred"
+    return FrameAnswer(frame_indices=list(indices), response=result.text, info=info)
+
+
+class VLMAgent:
+    """Frame selection by a vision-language model behind a chat-completions endpoint.
+
+    ``image_size``: None keeps the decoded size, an int sets the longer side, ``"WxH"`` or
+    ``(w, h)`` an exact size. ``cache_dir`` enables the response cache (a rerun sends nothing).
+    Thread-safe: the runner may call ``select_frames`` from several threads; at most
+    ``concurrency`` requests are in flight.
+    """
+
+    privileged = False
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = "http://localhost:8000/v1",
+        *,
+        api_key_env: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        timeout: float = 120.0,
+        max_retries: int = 5,
+        concurrency: int = 4,
+        image_size: int | str | tuple[int, int] | None = None,
+        image_format: str = "jpeg",
+        image_quality: int = 90,
+        image_detail: str | None = None,
+        prompt: str | Path = DEFAULT_PROMPT,
+        cache_dir: str | Path | None = None,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+        extra_body: dict[str, Any] | None = None,
+        name: str = "vlm",
+    ) -> None:
+        self.name = name
+        # Values may arrive as strings from a command line; coerce once, here.
+        self.settings = ChatSettings(
+            model=str(model),
+            base_url=str(base_url),
+            api_key_env=api_key_env or None,
+            temperature=float(temperature),
+            max_tokens=int(max_tokens),
+            timeout=float(timeout),
+            max_retries=int(max_retries),
+            concurrency=int(concurrency),
+            backoff_base=float(backoff_base),
+            backoff_max=float(backoff_max),
+            extra_body=_as_dict(extra_body),
+        )
+        self.client = ChatClient(self.settings, cache_dir=cache_dir)
+        self.prompt: Prompt = load_prompt(prompt)
+        self.image_size = parse_image_size(image_size)
+        self.image_format = image_format
+        self.image_quality = int(image_quality)
+        self.image_detail = image_detail or None
+
+    def messages(self, query: FrameQuery, source: FrameSource) -> list[dict[str, Any]]:
+        """The chat request for one case: every offered frame as an image, then the prompt."""
+        images = model_images(
+            source, None, self.image_size, lambda p: time_of_day_at(query, source, p)
+        )
+        text = self.prompt.render(goal=goal_text(query.instruction))
+        content = image_parts(images, self.image_format, self.image_quality, self.image_detail)
+        content.append({"type": "text", "text": text})
+        return [{"role": "user", "content": content}]
+
+    def select_frames(self, query: FrameQuery, frames: FrameSource | None) -> FrameAnswer:
+        info: dict[str, Any] = {"model": self.settings.model, "prompt_sha256": self.prompt.sha256}
+        source = open_source(query, frames)
+        if source is None:
+            info.update(error="the case has no video and no frames", failure_mode="request_error")
+            return FrameAnswer(frame_indices=None, response=None, info=info)
+        messages = self.messages(query, source)
+        info["num_images"] = len(source)
+        return answer_from_text(self.client.complete(messages), len(source), info)
+
+    def manifest(self) -> dict[str, Any]:
+        """What moves this agent's numbers, for the run manifest (no secrets: the key's env var
+        name only)."""
+        return {
+            "agent": self.name,
+            "kind": "vlm",
+            **self.settings.public(),
+            "prompt": self.prompt.manifest(),
+            "image_size": self.image_size,
+            "image_format": self.image_format,
+            "image_quality": self.image_quality,
+            "image_detail": self.image_detail,
+            "cache": str(self.client.cache.root) if self.client.cache else None,
+        }

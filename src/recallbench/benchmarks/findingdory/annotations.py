@@ -1,0 +1,217 @@
+"""Per-frame annotations of a generated episode, and the goal predicates evaluated on them.
+
+On-disk schema (one directory per episode, ``episodes/<ep_id>/``; see docs/findingdory.md):
+
+- ``frames.npz``: ``pose`` float32 (F, 3) = x, y, yaw of the robot base per frame;
+  ``time`` str (F,) "HH:MM" time of day per frame.
+- ``entities.json``: list of {"id", "kind": object|receptacle|room, "category", "name",
+  "attributes": {...}} in column order E.
+- ``annotations.npz``: float32 (F, E) ``distance`` (geodesic base-to-object; for receptacles, to
+  the nearest viewpoint), ``angle`` (radians, robot forward axis to target, base frame),
+  ``coverage`` (fraction of head-camera pixels on the target); bool (F, E) ``in_room`` (rooms);
+  float32 (E,) ``start_distance`` (geodesic from the episode's start pose, the oracle's final
+  pose, to each entity); float32 (E, E) ``entity_distance`` (geodesic between entities' goal
+  points, for the shortest multi-goal tour). Unreachable distances are stored as +inf.
+- ``events.json`` (optional): the oracle's interactions in order, each {"start": frame,
+  "end": frame, "kind": "pick"|"place", "object": id, "receptacle": id}; privileged, read only
+  by baselines that declare ``privileged = True`` (e.g. ``RecencyAgent(use_events=True)``).
+
+All predicates are array look-ups, so scoring never touches the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from recallbench.errors import InputError
+
+OBJECT_MAX_DIST = 2.0
+OBJECT_MAX_ANGLE = np.pi / 4
+RECEPTACLE_MAX_DIST = 0.1
+RECEPTACLE_MAX_ANGLE = np.pi / 2
+MIN_COVERAGE = 0.001
+KINDS = ("object", "receptacle", "room")
+
+Check = Literal["full", "dtg", "sc"]  # full predicate, distance+angle only, coverage+angle only
+
+
+@dataclass(frozen=True)
+class Entity:
+    id: str
+    kind: str
+    category: str
+    name: str
+    attributes: dict
+
+
+@dataclass
+class EpisodeAnnotations:
+    pose: np.ndarray  # (F, 3)
+    times: list[str]  # (F,)
+    entities: list[Entity]  # (E,)
+    distance: np.ndarray  # (F, E)
+    angle: np.ndarray  # (F, E)
+    coverage: np.ndarray  # (F, E)
+    in_room: np.ndarray  # (F, E) bool
+    start_distance: np.ndarray  # (E,)
+    entity_distance: np.ndarray  # (E, E)
+    interactions: list[tuple[int, int]] | None = None  # (start, end) frames, from events.json
+    events: list[dict] | None = None
+
+    def __post_init__(self) -> None:
+        self._index = {e.id: i for i, e in enumerate(self.entities)}
+        self._sat: dict[str, np.ndarray] = {}
+
+    @property
+    def num_frames(self) -> int:
+        return int(self.pose.shape[0])
+
+    def entity_index(self, entity_id: str) -> int:
+        return self._index[entity_id]
+
+    def satisfied(self, check: Check = "full") -> np.ndarray:
+        """(F, E) bool: the goal predicate of each entity at each frame (cached per check)."""
+        if check not in self._sat:
+            self._sat[check] = predicate_matrix(self, check)
+        return self._sat[check]
+
+
+def predicate_matrix(ann: EpisodeAnnotations, check: Check = "full") -> np.ndarray:
+    """Evaluate FindingDory's goal predicate for every (frame, entity) pair.
+
+    objects: distance <= 2.0 m, |angle| <= pi/4, coverage >= 0.001; receptacles: distance to the
+    nearest viewpoint <= 0.1 m, |angle| <= pi/2, coverage >= 0.001; rooms: inside. ``dtg`` turns
+    the coverage test off, ``sc`` the distance test off (the paper's DTG-SR and SC-SR).
+    """
+    kinds = np.array([e.kind for e in ann.entities])
+    is_obj = kinds == "object"
+    is_rec = kinds == "receptacle"
+    is_room = kinds == "room"
+    max_dist = np.where(is_obj, OBJECT_MAX_DIST, RECEPTACLE_MAX_DIST)
+    max_angle = np.where(is_obj, OBJECT_MAX_ANGLE, RECEPTACLE_MAX_ANGLE)
+    ok = np.abs(ann.angle) <= max_angle
+    if check != "sc":
+        ok &= ann.distance <= max_dist
+    if check != "dtg":
+        ok &= ann.coverage >= MIN_COVERAGE
+    ok &= is_obj | is_rec
+    return ok | (ann.in_room.astype(bool) & is_room)
+
+
+def _load_npz(path: Path) -> dict[str, np.ndarray]:
+    if not path.is_file():
+        raise InputError(path, None, "annotation file not found")
+    with np.load(path, allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def load_episode(directory: str | Path) -> EpisodeAnnotations:
+    """Load and validate one generated episode's annotations."""
+    directory = Path(directory)
+    frames = _load_npz(directory / "frames.npz")
+    ann = _load_npz(directory / "annotations.npz")
+    ent_path = directory / "entities.json"
+    if not ent_path.is_file():
+        raise InputError(ent_path, None, "entities file not found")
+    raw = json.loads(ent_path.read_text())
+    if not isinstance(raw, list):
+        raise InputError(ent_path, None, "expected a list of entities")
+    entities = []
+    for n, e in enumerate(raw):
+        if not isinstance(e, dict) or "id" not in e:
+            raise InputError(ent_path, f"entity #{n}: id", "missing")
+        if e.get("kind") not in KINDS:
+            raise InputError(ent_path, f"entity {e['id']}: kind", f"expected one of {KINDS}")
+        entities.append(
+            Entity(
+                id=str(e["id"]),
+                kind=e["kind"],
+                category=str(e.get("category", "")),
+                name=str(e.get("name", e.get("category", ""))),
+                attributes=dict(e.get("attributes") or {}),
+            )
+        )
+    for key in ("pose", "time"):
+        if key not in frames:
+            raise InputError(directory / "frames.npz", key, "missing array")
+    num_f, num_e = frames["pose"].shape[0], len(entities)
+    if frames["pose"].shape != (num_f, 3):
+        raise InputError(directory / "frames.npz", "pose", "expected shape (F, 3)")
+    shapes = {
+        "distance": (num_f, num_e),
+        "angle": (num_f, num_e),
+        "coverage": (num_f, num_e),
+        "in_room": (num_f, num_e),
+        "start_distance": (num_e,),
+        "entity_distance": (num_e, num_e),
+    }
+    for key, shape in shapes.items():
+        if key not in ann:
+            raise InputError(directory / "annotations.npz", key, "missing array")
+        if ann[key].shape != shape:
+            raise InputError(
+                directory / "annotations.npz", key, f"shape {ann[key].shape}, expected {shape}"
+            )
+    events = None
+    ev_path = directory / "events.json"
+    if ev_path.is_file():
+        events = json.loads(ev_path.read_text())
+        if not isinstance(events, list) or not all(
+            isinstance(e, dict)
+            and isinstance(e.get("start"), int)
+            and isinstance(e.get("end"), int)
+            for e in events
+        ):
+            raise InputError(ev_path, None, "expected a list of {start, end, ...} events")
+    return EpisodeAnnotations(
+        pose=frames["pose"].astype(np.float32),
+        times=[str(t) for t in frames["time"]],
+        entities=entities,
+        distance=ann["distance"].astype(np.float32),
+        angle=ann["angle"].astype(np.float32),
+        coverage=ann["coverage"].astype(np.float32),
+        in_room=ann["in_room"].astype(bool),
+        start_distance=ann["start_distance"].astype(np.float32),
+        entity_distance=ann["entity_distance"].astype(np.float32),
+        interactions=[(e["start"], e["end"]) for e in events] if events is not None else None,
+        events=events,
+    )
+
+
+def save_episode(directory: str | Path, ann: EpisodeAnnotations) -> Path:
+    """Write an episode in the schema above (used by the generator and by tests)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    np.savez(directory / "frames.npz", pose=ann.pose, time=np.array(ann.times, dtype=str))
+    np.savez(
+        directory / "annotations.npz",
+        distance=ann.distance,
+        angle=ann.angle,
+        coverage=ann.coverage,
+        in_room=ann.in_room,
+        start_distance=ann.start_distance,
+        entity_distance=ann.entity_distance,
+    )
+    (directory / "entities.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": e.id,
+                    "kind": e.kind,
+                    "category": e.category,
+                    "name": e.name,
+                    "attributes": e.attributes,
+                }
+                for e in ann.entities
+            ],
+            indent=1,
+        )
+    )
+    if ann.events is not None:
+        (directory / "events.json").write_text(json.dumps(ann.events, indent=1))
+    return directory

@@ -1,0 +1,241 @@
+"""`recallbench findingdory ...`: run an agent on a FindingDory suite, or score predictions.
+
+Heavy imports (PyAV, numpy-based scoring) happen inside the handlers so `--help` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+DEFAULT_FRAMES = 96
+
+
+def _agent_kwargs(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise SystemExit(f"--agent-arg expects key=value, got {pair!r}")
+        key, value = pair.split("=", 1)
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def _make_agent(spec: str, seed: int, extra: dict[str, Any]) -> Any:
+    from recallbench.agents.registry import resolve_agent
+
+    factory = resolve_agent(spec)
+    kwargs = dict(extra)
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "seed" in params and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    return factory(**kwargs)
+
+
+def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -> dict[str, Any]:
+    from rich.progress import track
+
+    from recallbench.benchmarks.findingdory.evaluate import run_cases, start_run
+    from recallbench.report.runs import score_run
+
+    extra = _agent_kwargs(args.agent_arg)
+    agent = _make_agent(args.agent, args.seed, extra)
+    if getattr(agent, "needs_training_suite", False):
+        agent.fit(suite.cases)
+    cases = min(len(suite.cases), args.limit) if args.limit else len(suite.cases)
+    start_run(
+        run_dir,
+        benchmark="findingdory",
+        data=str(Path(args.data).resolve()),
+        data_sha256=suite.sha256,
+        videos=str(Path(args.videos).resolve()) if args.videos else None,
+        agent=args.agent,
+        agent_kwargs=extra,
+        agent_privileged=bool(getattr(agent, "privileged", False)),
+        frames=budget,
+        seed=args.seed,
+        scoring=args.scoring,
+        limit=args.limit,
+        cases=cases,
+    )
+    run_cases(
+        suite,
+        agent,
+        budget=budget,
+        run_dir=run_dir,
+        limit=args.limit,
+        resume=args.resume,
+        videos_dir=Path(args.videos) if args.videos else None,
+        progress=lambda it, n: track(it, total=n, description=f"{args.agent} K={budget}"),
+    )
+    return score_run(run_dir, scoring=args.scoring, suite=suite)
+
+
+def _handle_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.benchmarks.findingdory.data import load_suite
+    from recallbench.benchmarks.findingdory.scoring import METRICS
+    from recallbench.errors import InputError
+    from recallbench.report.tables import fmt, print_summary
+
+    if not args.data or not args.agent or not args.out:
+        raise SystemExit("recallbench findingdory: --data, --agent and --out are required")
+    console = Console()
+    try:
+        suite = load_suite(args.data)
+        out = Path(args.out)
+        if args.frames_sweep:
+            budgets = [int(k) for k in args.frames_sweep.split(",") if k.strip()]
+            results = {k: _run_one(args, suite, k, out / f"K{k}") for k in budgets}
+            for k, summary in results.items():
+                console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
+        else:
+            summary = _run_one(args, suite, args.frames, out)
+            print_summary(summary, METRICS, console=console)
+    except InputError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    return 0
+
+
+def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
+    """JSONL of {"id", "frame_indices"} or {"id", "response"} (optionally "offered_frames")."""
+    from recallbench.errors import InputError
+
+    preds: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        raise InputError(path, None, "predictions file not found")
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"line {n}", f"invalid JSON: {exc.msg}") from None
+        if not isinstance(row, dict) or "id" not in row:
+            raise InputError(path, f"line {n}: id", "missing")
+        if "frame_indices" not in row and "response" not in row:
+            raise InputError(path, f"line {n}", "needs frame_indices or response")
+        fi = row.get("frame_indices")
+        if fi is not None and not isinstance(fi, list):
+            raise InputError(path, f"line {n}: frame_indices", "expected a list")
+        preds[str(row["id"])] = row
+    return preds
+
+
+def _handle_score(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.benchmarks.findingdory.data import load_suite, resolve_video
+    from recallbench.benchmarks.findingdory.evaluate import (
+        EpisodeCache,
+        offered_for,
+        score_records,
+    )
+    from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
+    from recallbench.errors import InputError
+    from recallbench.io import write_json_atomic
+    from recallbench.report.aggregate import summarize
+    from recallbench.report.runs import _finite
+    from recallbench.report.tables import print_summary
+
+    console = Console()
+    try:
+        suite = load_suite(args.score_data)
+        preds = read_predictions(Path(args.predictions))
+        unknown = sorted(set(preds) - {c.id for c in suite.cases})
+        if unknown:
+            raise InputError(args.predictions, "id", f"ids not in the data: {unknown[:5]}")
+        episodes = EpisodeCache(suite)
+        records = {}
+        for case in suite.cases:
+            if case.id not in preds:
+                continue
+            p = preds[case.id]
+            offered = p.get("offered_frames")
+            if offered is None:
+                video = resolve_video(suite, case, None)
+                offered = offered_for(case, args.frames, video, episodes.get(case.ep_id))
+            records[case.id] = {
+                "key": case.id,
+                "offered_frames": offered,
+                "frame_indices": p.get("frame_indices"),
+                "response": p.get("response"),
+            }
+        rows = score_records(suite, records, scoring=args.scoring)
+        summary = summarize(rows, METRICS, na_reasons=NA_REASONS)
+        summary.update(
+            scoring=args.scoring,
+            frames=args.frames,
+            cases_total=len(suite.cases),
+            cases_recorded=len(rows),
+            predictions=str(args.predictions),
+        )
+        missing = len(suite.cases) - len(rows)
+        print_summary(summary, METRICS, console=console)
+        if missing:
+            console.print(f"[yellow]{missing} cases have no prediction (not counted)[/yellow]")
+        if args.out:
+            write_json_atomic(args.out, _finite(summary))
+    except InputError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "findingdory",
+        help="run a frame-selection agent on FindingDory QA (or `findingdory score`)",
+        description="Run an agent over a FindingDory suite: records each answer, then scores.",
+    )
+    parser.add_argument("--data", help="QA file (.json/.jsonl) or generated suite directory")
+    parser.add_argument("--agent", help="agent name (`recallbench list agents`) or module:Class")
+    parser.add_argument(
+        "--agent-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="constructor argument for the agent (JSON value), repeatable",
+    )
+    parser.add_argument("--frames", type=int, default=DEFAULT_FRAMES, help="frame budget K")
+    parser.add_argument("--frames-sweep", help="comma-separated budgets, one run each: 24,48,96")
+    parser.add_argument("--out", help="run directory")
+    parser.add_argument("--videos", help="directory that video paths resolve against")
+    parser.add_argument("--limit", type=int, help="only the first N cases")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--resume", action="store_true", help="finish an interrupted run")
+    parser.add_argument(
+        "--scoring",
+        choices=("published", "official"),
+        default="published",
+        help="published definitions (default) or the official code's behaviour",
+    )
+    parser.set_defaults(func=_handle_run)
+    sub = parser.add_subparsers(dest="findingdory_command", metavar="score")
+    score = sub.add_parser("score", help="score predictions made elsewhere (JSONL)")
+    score.add_argument("--data", dest="score_data", required=True)
+    score.add_argument(
+        "--predictions",
+        required=True,
+        help='JSONL of {"id", "frame_indices"} or {"id", "response"}',
+    )
+    score.add_argument(
+        "--frames",
+        type=int,
+        default=DEFAULT_FRAMES,
+        help="K the predictions' positions refer to (default 96)",
+    )
+    score.add_argument("--scoring", choices=("published", "official"), default="published")
+    score.add_argument("--out", help="write the summary JSON here")
+    score.set_defaults(func=_handle_score)

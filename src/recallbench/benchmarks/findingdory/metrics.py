@@ -1,0 +1,134 @@
+"""High-level (frame-choice) metrics: plain functions of recorded outcomes.
+
+Published definitions by default. ``scoring="official"`` reproduces the released code: an
+unparsable response becomes frame [0], an out-of-range index becomes 0, and relaxed accuracy
+skips sub-lists where exactly one side is empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+Scoring = Literal["published", "official"]
+SCORINGS: tuple[str, ...] = ("published", "official")
+FAILURE_MODES = ("misidentification", "response_error", "out_of_bounds_pred", "num_targets_error")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Indices after the validity checks: ``positions`` is None when the case already failed."""
+
+    positions: list[int] | None
+    failure: str | None
+
+
+def check_indices(
+    positions: Sequence[int] | None,
+    num_offered: int,
+    num_targets: int,
+    *,
+    scoring: Scoring = "published",
+) -> Checked:
+    """Apply the failure checks in the official order: response, count, range."""
+    if scoring == "official":
+        # The released agent maps an unparsable answer to [0] and each out-of-range index to 0
+        # before the harness checks anything, so only the count check can still fire.
+        positions = (
+            [0] if positions is None else [p if 0 <= p < num_offered else 0 for p in positions]
+        )
+    if positions is None:
+        return Checked(None, "response_error")
+    if len(positions) != num_targets:
+        return Checked(None, "num_targets_error")
+    if any(not 0 <= p < num_offered for p in positions):
+        return Checked(None, "out_of_bounds_pred")
+    return Checked(list(positions), None)
+
+
+def _perfect_matching(options: list[set[int]], num_goals: int) -> bool:
+    """Can every frame claim a distinct sub-goal it satisfies? (Kuhn's augmenting paths.)"""
+    owner: dict[int, int] = {}
+
+    def claim(frame: int, seen: set[int]) -> bool:
+        for goal in options[frame]:
+            if goal in seen:
+                continue
+            seen.add(goal)
+            if goal not in owner or claim(owner[goal], seen):
+                owner[goal] = frame
+                return True
+        return False
+
+    return len(options) == num_goals and all(claim(f, set()) for f in range(len(options)))
+
+
+def sequence_success(satisfied: list[set[int]], num_goals: int, ordered: bool) -> bool:
+    """Multi-goal semantics: ``satisfied[i]`` = sub-goals the i-th chosen frame satisfies.
+
+    Ordered: frame i must satisfy sub-goal i. Unordered: each frame must satisfy one new
+    sub-goal, i.e. frames and sub-goals admit a one-to-one assignment (a frame that satisfies
+    two sub-goals counts for one of them). Single-goal is the case num_goals == 1.
+    """
+    if len(satisfied) != num_goals:
+        return False
+    if ordered:
+        return all(i in s for i, s in enumerate(satisfied))
+    return _perfect_matching(satisfied, num_goals)
+
+
+def list_success(frames: Sequence[int], answer: Sequence[Sequence[int]], ordered: bool) -> bool:
+    """HL success from valid-frame lists (frames already mapped into the answer's index space).
+
+    Single-goal instructions are existential: one sub-list, any frame in it succeeds.
+    """
+    if len(answer) == 1:
+        return len(frames) == 1 and frames[0] in answer[0] and frames[0] >= 0
+    sets = [frozenset(sub) - {-1} for sub in answer]
+    satisfied = [{j for j, s in enumerate(sets) if f in s} for f in frames]
+    return sequence_success(satisfied, len(answer), ordered)
+
+
+def exact_accuracy(pred: Sequence[Sequence[int]], gt: Sequence[Sequence[int]]) -> float:
+    """1.0 when the predicted lists equal the ground-truth lists, else 0.0."""
+    return float([list(p) for p in pred] == [list(g) for g in gt])
+
+
+def relaxed_accuracy(
+    pred: Sequence[Sequence[int]], gt: Sequence[Sequence[int]], *, scoring: Scoring = "published"
+) -> float:
+    """Product over sub-lists of the fraction of predicted indices inside the ground-truth list.
+
+    0 when the sub-list counts differ. Both sides empty counts 1; one side empty counts 0 in the
+    published definition, while the official code skips such sub-lists (counts them as 1).
+    """
+    if len(pred) != len(gt):
+        return 0.0
+    score = 1.0
+    for p, g in zip(pred, gt, strict=True):
+        if not p and not g:
+            continue
+        if not p or not g:
+            if scoring == "official":
+                continue
+            return 0.0
+        gset = set(g)
+        score *= sum(i in gset for i in p) / len(p)
+    return score
+
+
+def hl_spl(success: bool, d_nearest: float, d_chosen: float) -> float:
+    """d_nearest / max(d_nearest, d_chosen), 0 when HL failed. Distances from the start pose."""
+    if not success:
+        return 0.0
+    denom = max(d_nearest, d_chosen)
+    return 1.0 if denom <= 0 else float(d_nearest / denom)
+
+
+def to_answer_space(positions: Sequence[int], offered: Sequence[int]) -> list[int]:
+    """Map offered-list positions to original-frame indices."""
+    arr = np.asarray(offered)
+    return [int(arr[p]) for p in positions]

@@ -1,0 +1,114 @@
+"""``recallbench scenemem``: the card's eval_runner command line, crash-safe and parallel.
+
+Imports nothing heavy at module level so ``recallbench --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "scenemem",
+        help="run a SceneMem evaluation (the dataset card's eval_runner, crash-safe)",
+        description=(
+            "Evaluate a policy on SceneMem scenarios. Writes the card's results.json to --out "
+            "and a run folder (manifest, per-test log, breakdowns) that --resume can finish."
+        ),
+    )
+    p.add_argument("--data_dir", help="folder holding combo_* scenario folders")
+    p.add_argument("--policy", help="module:Class or path/to/file.py:Class")
+    p.add_argument("--out", help="results.json path (the card's schema)")
+    p.add_argument("--filter", default=None, help="only scenarios whose folder name has this")
+    p.add_argument(
+        "--max_steps", type=int, default=None, help="steps per test (default: spec, else 1500)"
+    )
+    p.add_argument(
+        "--workers", type=int, default=None, help="worker processes (default: one per core)"
+    )
+    p.add_argument("--test_timeout", type=float, default=None, help="wall-clock limit per test, s")
+    p.add_argument("--run_dir", default=None, help="run folder (default: <out stem>_run/)")
+    p.add_argument("--resume", metavar="RUN_DIR", default=None, help="finish an earlier run")
+    p.add_argument("--seed", type=int, default=None, help="run seed (default 0)")
+    p.add_argument("--approach_dist", type=float, default=None, help="default 1.2 (m)")
+    p.add_argument("--open_qpos", type=float, default=None, help="default 0.5 (rad or m)")
+    p.set_defaults(func=_handle)
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.benchmarks.scenemem.success import Thresholds
+    from recallbench.errors import InputError
+    from recallbench.run.scenemem import (
+        ScenememConfig,
+        default_run_dir,
+        normalise,
+        print_error,
+        resume_config,
+        run_scenemem,
+    )
+
+    console = Console(stderr=True)
+    workers = args.workers or os.cpu_count() or 1
+    thresholds = {"approach_dist": args.approach_dist, "open_qpos": args.open_qpos}
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            given = {
+                "data_dir": args.data_dir,
+                "policy": args.policy,
+                "out": args.out,
+                "filter": args.filter,
+                "max_steps": args.max_steps,
+                "seed": args.seed,
+                "test_timeout": args.test_timeout,
+            }
+            config = resume_config(run_dir, given)
+            for name, value in thresholds.items():
+                if value is not None and config.thresholds.get(name) != value:
+                    raise InputError(
+                        run_dir / "manifest.json",
+                        f"config.thresholds.{name}",
+                        f"the run used {config.thresholds.get(name)}; --{name} {value} differs",
+                    )
+        else:
+            missing = [f"--{n}" for n in ("data_dir", "policy", "out") if not getattr(args, n)]
+            if missing:
+                print_error(console, f"{', '.join(missing)} required (or --resume)")
+                return 2
+            defaults = Thresholds()
+            config = normalise(
+                ScenememConfig(
+                    data_dir=args.data_dir,
+                    policy=args.policy,
+                    out=args.out,
+                    filter=args.filter,
+                    max_steps=args.max_steps,
+                    seed=_or(args.seed, 0),
+                    test_timeout=args.test_timeout,
+                    thresholds={
+                        "approach_dist": _or(args.approach_dist, defaults.approach_dist),
+                        "open_qpos": _or(args.open_qpos, defaults.open_qpos),
+                        "restore_dist": defaults.restore_dist,
+                    },
+                )
+            )
+            run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+        return run_scenemem(config, run_dir, workers, resume=bool(args.resume), console=console)
+    except InputError as exc:
+        print_error(console, str(exc))
+        return 2
+    except (ValueError, ImportError) as exc:  # a bad --policy reference
+        print_error(console, str(exc))
+        return 2
+    except RuntimeError as exc:  # workers cannot start; the run log is intact for --resume
+        print_error(console, str(exc))
+        return 2
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value

@@ -1,0 +1,57 @@
+"""Scoring recorded outcomes: the card's results.json and breakdowns, as plain functions.
+
+They read run-log records only, so a run can be re-scored without re-running the policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+Record = Mapping[str, Any]
+
+
+def test_key(scenario: str, test_id: str) -> str:
+    return f"{scenario}/{test_id}"
+
+
+def card_results(
+    plan: Iterable[tuple[str, list[str]]], records: Mapping[str, Record]
+) -> dict[str, Any]:
+    """The card's results.json schema, exactly: scenarios and tests in ``plan`` order.
+
+    ``plan`` lists (scenario, test_ids); a test without a record is left out (the caller
+    reports an incomplete run).
+    """
+    results = []
+    total = memory = 0
+    for scenario, test_ids in plan:
+        tests = []
+        for test_id in test_ids:
+            record = records.get(test_key(scenario, test_id))
+            if record is None:
+                continue
+            tests.append({"test_id": test_id, "memory": bool(record["memory"])})
+            total += 1
+            memory += bool(record["memory"])
+        results.append({"scenario": scenario, "tests": tests})
+    return {"results": results, "summary": {"total": total, "memory": memory}}
+
+
+def breakdown(records: Iterable[Record], field: str) -> dict[str, dict[str, Any]]:
+    """Per value of ``field`` (e.g. fixture_type, task): totals, successes, rate, failures."""
+    groups: dict[str, dict[str, Any]] = {}
+    for record in records:
+        g = groups.setdefault(
+            str(record.get(field)),
+            {"total": 0, "memory": 0, "errors": 0, "failed": {"approach": 0, "door": 0, "both": 0}},
+        )
+        g["total"] += 1
+        g["memory"] += bool(record["memory"])
+        g["errors"] += record.get("error") is not None
+        failed = record.get("failed")
+        if failed in g["failed"]:
+            g["failed"][failed] += 1
+    for g in groups.values():
+        g["rate"] = g["memory"] / g["total"] if g["total"] else 0.0
+    return dict(sorted(groups.items()))

@@ -1,0 +1,121 @@
+"""One SceneMem rollout: reset the policy, step until the first success or max_steps.
+
+Success is checked after every step and the rollout stops at the first success (the card leaves
+this open; see docs/scenemem.md). A policy fault (raise, NaN/inf, wrong shape) ends only this
+rollout, as a failure with the reason recorded.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from recallbench.benchmarks.scenemem.spec import Scenario, TestSpec
+from recallbench.benchmarks.scenemem.success import (
+    Thresholds,
+    failed_condition,
+    measure,
+    restore_distance,
+)
+
+DEFAULT_MAX_STEPS = 1500
+
+
+class PolicyFault(Exception):
+    """The policy broke the interface; the message is what the run log records."""
+
+
+@dataclass
+class Outcome:
+    """Per-test record fields (the runner adds keys, task, fixture type and wall time)."""
+
+    memory: bool
+    steps: int
+    min_distance: float
+    max_abs_qpos: float
+    failed: str | None
+    error: str | None = None
+    restore_distance: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_action(action: Any, action_dim: int) -> np.ndarray:
+    try:
+        arr = np.asarray(action, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise PolicyFault(f"get_action returned a non-numeric value: {exc}") from exc
+    if arr.shape != (action_dim,):
+        raise PolicyFault(f"get_action returned shape {arr.shape}, expected ({action_dim},)")
+    if not np.all(np.isfinite(arr)):
+        raise PolicyFault("get_action returned NaN or inf")
+    return arr
+
+
+def _describe(where: str, exc: BaseException) -> str:
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" at {frame[0].filename}:{frame[0].lineno}" if frame else ""
+    return f"{where} raised {type(exc).__name__}: {exc}{at}"
+
+
+def run_rollout(
+    env: Any,
+    policy: Any,
+    scenario: Scenario,
+    test: TestSpec,
+    max_steps: int,
+    thresholds: Thresholds,
+) -> Outcome:
+    """Run one test from the already-loaded start state and score it."""
+    fixture = test.fixture
+    restore = test.task == "restore"
+
+    def score() -> tuple[Any, float | None, bool]:
+        m = measure(env.sim, fixture.body_name, fixture.joint_names, thresholds)
+        if restore:
+            d = restore_distance(env.sim, test.object_body_name or "", test.target_pos or [])
+            return m, d, d < thresholds.restore_dist
+        return m, None, m.success
+
+    m, rd, _ = score()
+    min_dist, max_q, min_rd = m.distance, m.max_abs_qpos, rd
+    steps, success, error = 0, False, None
+    action_dim = int(env.action_dim)
+    try:
+        try:
+            policy.reset(test.instruction, scenario.video_paths)
+        except Exception as exc:
+            raise PolicyFault(_describe("policy.reset", exc)) from exc
+        while steps < max_steps:
+            try:
+                raw = policy.get_action(env)
+            except Exception as exc:
+                raise PolicyFault(_describe("policy.get_action", exc)) from exc
+            action = check_action(raw, action_dim)
+            env.step(action)  # return value ignored: robosuite gives 4 values, gymnasium 5
+            steps += 1
+            m, rd, success = score()
+            min_dist, max_q = min(min_dist, m.distance), max(max_q, m.max_abs_qpos)
+            if rd is not None:
+                min_rd = rd if min_rd is None else min(min_rd, rd)
+            if success:
+                break
+    except PolicyFault as exc:
+        error, success = str(exc), False
+    if success:
+        failed = None
+    else:
+        failed = "restore" if restore else failed_condition(m.approached, m.door_open)
+    return Outcome(
+        memory=bool(success),
+        steps=steps,
+        min_distance=min_dist,
+        max_abs_qpos=max_q,
+        failed=failed,
+        error=error,
+        restore_distance=min_rd,
+    )

@@ -1,0 +1,245 @@
+"""SceneMem scenario folders: the eval_spec.json schema and loading with file-and-field errors.
+
+The card does not publish the eval_spec.json schema; this one carries what the card names and
+accepts unknown extra fields, so richer real specs still load. See docs/scenemem.md.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from recallbench.errors import InputError
+
+VIDEO_NAMES = ("robot0_agentview_left.mp4", "robot0_agentview_right.mp4", "robot0_eye_in_hand.mp4")
+ENV_FILES = ("unified_model.xml", "env_args.json", "ep_meta.json", "start_state.npy")
+PROBE_TEMPLATES = {
+    "find_target": "Show me where the {category} is placed.",
+    "find_distractor": "Show me where the {category} is placed.",
+    "restore": "Put the {category} back where it was.",
+}
+Task = Literal["find_target", "find_distractor", "restore"]
+
+
+class Fixture(BaseModel):
+    """The destination fixture the robot must reach and open."""
+
+    model_config = ConfigDict(extra="allow")
+    name: str
+    type: str
+    body_name: str
+    joint_names: list[str] = Field(min_length=1)
+
+
+class TestSpec(BaseModel):
+    """One memory probe. ``instruction`` defaults to the card's template for the task."""
+
+    __test__ = False  # not a pytest test class
+    model_config = ConfigDict(extra="allow")
+    test_id: str = Field(min_length=1)
+    object: str
+    category: str
+    instruction: str | None = None
+    fixture: Fixture
+    task: Task = "find_target"
+    max_steps: int | None = Field(default=None, gt=0)
+    # restore only: the object's body and the position it must be brought back to.
+    object_body_name: str | None = None
+    target_pos: list[float] | None = Field(default=None, min_length=3, max_length=3)
+
+    @model_validator(mode="after")
+    def _fill_and_check(self) -> TestSpec:
+        if self.instruction is None:
+            self.instruction = PROBE_TEMPLATES[self.task].format(category=self.category)
+        if self.task == "restore" and (self.object_body_name is None or self.target_pos is None):
+            raise ValueError("task 'restore' needs object_body_name and target_pos")
+        return self
+
+
+class EvalSpec(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    scenario: str | None = None
+    tests: list[TestSpec]
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> EvalSpec:
+        seen: set[str] = set()
+        for test in self.tests:
+            if test.test_id in seen:
+                raise ValueError(f"duplicate test_id {test.test_id!r}")
+            seen.add(test.test_id)
+        return self
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario folder. Paths are absolute so worker processes can reopen them."""
+
+    name: str
+    root: Path
+    spec: EvalSpec
+    env_args: dict[str, Any]
+    ep_meta: dict[str, Any]
+
+    @property
+    def video_paths(self) -> list[str]:
+        return [str(self.root / "videos" / name) for name in VIDEO_NAMES]
+
+    @property
+    def xml_path(self) -> Path:
+        return self.root / "env" / "unified_model.xml"
+
+    @property
+    def start_state_path(self) -> Path:
+        return self.root / "env" / "start_state.npy"
+
+    def test(self, test_id: str) -> TestSpec:
+        for test in self.spec.tests:
+            if test.test_id == test_id:
+                return test
+        raise KeyError(test_id)
+
+
+def discover_scenarios(data_dir: str | Path, filter_substr: str | None = None) -> list[Path]:
+    """Scenario folders (any sub-folder holding eval_spec.json or env/), sorted by name.
+
+    A folder with env/ but no eval_spec.json is still returned, so loading reports it instead
+    of silently dropping it.
+    """
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise InputError(data_dir, None, "data directory does not exist")
+    found = [
+        p
+        for p in sorted(data_dir.iterdir())
+        if p.is_dir() and ((p / "eval_spec.json").exists() or (p / "env").is_dir())
+    ]
+    if filter_substr:
+        found = [p for p in found if filter_substr in p.name]
+    return found
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<root>"
+
+
+def _read_json(path: Path) -> Any:
+    if not path.exists():
+        raise InputError(path, None, "file is missing")
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {exc.lineno}", f"malformed JSON: {exc.msg}") from exc
+
+
+def parse_eval_spec(path: Path) -> EvalSpec:
+    data = _read_json(path)
+    try:
+        return EvalSpec.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise InputError(path, _loc(tuple(err["loc"])), f"{err['msg']}{more}") from exc
+
+
+def xml_names(xml_path: Path) -> tuple[set[str], set[str]]:
+    """Body and joint names declared in an MJCF file (no compile: assets may not resolve here)."""
+    try:
+        root = ET.parse(xml_path).getroot()
+    except ET.ParseError as exc:
+        raise InputError(xml_path, None, f"malformed XML: {exc}") from exc
+    bodies = {e.get("name") for e in root.iter("body") if e.get("name")}
+    joints = {e.get("name") for tag in ("joint", "freejoint") for e in root.iter(tag)}
+    return bodies, {j for j in joints if j}
+
+
+def load_scenario(root: str | Path) -> Scenario:
+    """Load and check everything that can be checked without building the simulator.
+
+    Names and the start-state size are checked again against the compiled model when the env is
+    built (backend.check_against_model), since only the model knows nq/nv.
+    """
+    root = Path(root).resolve()
+    spec_path = root / "eval_spec.json"
+    spec = parse_eval_spec(spec_path)
+    for i, name in enumerate(VIDEO_NAMES):
+        if not (root / "videos" / name).is_file():
+            raise InputError(root / "videos" / name, f"videos[{i}]", "video file is missing")
+    subtasks = root / "videos" / "subtasks.json"
+    if subtasks.exists():  # optional; only its JSON is checked (the card leaves its fields open)
+        _read_json(subtasks)
+    for name in ENV_FILES:
+        if not (root / "env" / name).is_file():
+            raise InputError(root / "env" / name, None, "file is missing")
+    env_args = _read_json(root / "env" / "env_args.json")
+    env_args_path = root / "env" / "env_args.json"
+    if not isinstance(env_args, dict):
+        raise InputError(env_args_path, "<root>", "must be a JSON object")
+    kwargs = env_args.get("env_kwargs", {})
+    if not isinstance(kwargs, dict):
+        raise InputError(env_args_path, "env_kwargs", "must be a JSON object")
+    if not isinstance(kwargs.get("env_name", env_args.get("env_name")), str):
+        raise InputError(env_args_path, "env_name", "field required (string)")
+    ep_meta = _read_json(root / "env" / "ep_meta.json")
+    if not isinstance(ep_meta, dict):
+        raise InputError(root / "env" / "ep_meta.json", "<root>", "must be a JSON object")
+    _check_start_state(root / "env" / "start_state.npy")
+    bodies, joints = xml_names(root / "env" / "unified_model.xml")
+    check_fixture_names(spec, spec_path, bodies.__contains__, joints.__contains__)
+    return Scenario(root.name, root, spec, env_args, ep_meta)
+
+
+def check_fixture_names(spec: EvalSpec, spec_path: Path, has_body: Any, has_joint: Any) -> None:
+    """Every fixture body and joint (and restore object body) must exist in the model."""
+    for i, test in enumerate(spec.tests):
+        if not has_body(test.fixture.body_name):
+            raise InputError(
+                spec_path,
+                f"tests[{i}].fixture.body_name",
+                f"body {test.fixture.body_name!r} is not in the model",
+            )
+        for j, joint in enumerate(test.fixture.joint_names):
+            if not has_joint(joint):
+                raise InputError(
+                    spec_path,
+                    f"tests[{i}].fixture.joint_names[{j}]",
+                    f"joint {joint!r} is not in the model",
+                )
+        if test.object_body_name is not None and not has_body(test.object_body_name):
+            raise InputError(
+                spec_path,
+                f"tests[{i}].object_body_name",
+                f"body {test.object_body_name!r} is not in the model",
+            )
+
+
+def _check_start_state(path: Path) -> None:
+    try:
+        state = np.load(path, allow_pickle=False)
+    except Exception as exc:  # numpy raises several types for a corrupt file
+        raise InputError(path, None, f"not a readable .npy array: {exc}") from exc
+    if state.ndim != 1 or not np.issubdtype(state.dtype, np.floating):
+        raise InputError(path, None, f"must be a 1-D float array, got {state.dtype}{state.shape}")
+    if not np.all(np.isfinite(state)):
+        raise InputError(path, None, "contains NaN or inf")
+
+
+def load_start_state(scenario: Scenario, expected_size: int) -> np.ndarray:
+    """The flattened [time, qpos, qvel] start state, checked against the model's size."""
+    state = np.load(scenario.start_state_path, allow_pickle=False)
+    if state.shape != (expected_size,):
+        raise InputError(
+            scenario.start_state_path,
+            None,
+            f"start state has {state.size} values, the model needs {expected_size} (1 + nq + nv)",
+        )
+    return state

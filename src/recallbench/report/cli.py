@@ -1,0 +1,56 @@
+"""`recallbench score RUN` (re-score recorded answers) and `recallbench report RUN` (tables)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def _handle_score(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.errors import InputError
+    from recallbench.report.runs import score_run
+    from recallbench.report.tables import print_summary
+
+    console = Console()
+    scoring = "official" if args.official else args.scoring
+    try:
+        summary = score_run(args.run, scoring=scoring)
+    except InputError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    print_summary(summary, summary["metrics"], console=console)
+    console.print(f"scoring={summary['scoring']}; wrote {Path(args.run) / 'summary.json'}")
+    return 0
+
+
+def _handle_report(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.report.runs import SUMMARY
+    from recallbench.report.tables import print_summary
+
+    console = Console()
+    path = Path(args.run) / SUMMARY
+    if not path.is_file():
+        console.print(f"[red]error:[/red] {path}: no summary; run `recallbench score {args.run}`")
+        return 2
+    summary = json.loads(path.read_text())
+    slices = ["group", "category"] + (["template"] if args.by_template else [])
+    print_summary(summary, summary["metrics"], console=console, slices=slices)
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    score = subparsers.add_parser("score", help="re-score a run from its records (no agent)")
+    score.add_argument("run", help="run directory")
+    score.add_argument("--scoring", choices=("published", "official"), default=None,
+                       help="default: the run's own setting")
+    score.add_argument("--official", action="store_true", help="same as --scoring official")
+    score.set_defaults(func=_handle_score)
+    report = subparsers.add_parser("report", help="print a scored run's tables")
+    report.add_argument("run", help="run directory")
+    report.add_argument("--by-template", action="store_true", help="also the per-template table")
+    report.set_defaults(func=_handle_report)

@@ -1,0 +1,76 @@
+"""Score a recorded run from its records (never re-running the agent) and write summary.json.
+
+The manifest names the benchmark; its adapter turns records into per-instance scores, and the
+aggregation here is benchmark-agnostic.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from recallbench.errors import InputError
+from recallbench.io import write_json_atomic
+from recallbench.report.aggregate import summarize
+from recallbench.run.manifest import read_manifest
+from recallbench.run.runlog import completed
+
+RECORDS = "records.jsonl"
+SUMMARY = "summary.json"
+
+
+def _finite(value: Any) -> Any:
+    # JSON has no inf/nan; an undefined number is written as null.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def findingdory_rows(
+    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None
+) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
+    from recallbench.benchmarks.findingdory.data import load_suite
+    from recallbench.benchmarks.findingdory.evaluate import score_records
+    from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
+
+    if suite is None:
+        suite = load_suite(manifest["data"])
+        if manifest.get("data_sha256") and suite.sha256 != manifest["data_sha256"]:
+            raise InputError(manifest["data"], None, "data changed since the run (sha256 differs)")
+    rows = score_records(suite, completed(run_dir / RECORDS), scoring=scoring)  # type: ignore[arg-type]
+    return rows, METRICS, NA_REASONS
+
+
+SCORERS = {"findingdory": findingdory_rows}
+
+
+def score_run(
+    run_dir: str | Path, *, scoring: str | None = None, suite: Any = None, seed: int = 0
+) -> dict[str, Any]:
+    """Re-score a run; ``scoring`` overrides the manifest's (e.g. "official")."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "manifest.json").is_file():
+        raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
+    manifest = read_manifest(run_dir)
+    benchmark = manifest.get("benchmark")
+    if benchmark not in SCORERS:
+        raise InputError(run_dir / "manifest.json", "benchmark", f"no scorer for {benchmark!r}")
+    scoring = scoring or manifest.get("scoring") or "published"
+    rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite)
+    summary = summarize(rows, metrics, na_reasons=reasons, seed=seed)
+    summary.update(
+        benchmark=benchmark,
+        scoring=scoring,
+        agent=manifest.get("agent"),
+        frames=manifest.get("frames"),
+        cases_total=manifest.get("cases"),
+        cases_recorded=len(rows),
+        metrics=list(metrics),
+    )
+    write_json_atomic(run_dir / SUMMARY, _finite(summary))
+    return summary

@@ -1,0 +1,246 @@
+"""Executors: run keyed tasks in worker processes and yield one result per task.
+
+The seam is the ``Executor`` protocol (submit tasks, iterate results, close), so a cluster engine
+such as Ray can plug in later. ``ProcessExecutor`` always runs tasks in subprocesses, even with
+one worker, because only a process can be killed safely: a task that exceeds its time limit, or a
+worker that dies (segfault, os._exit, OOM), costs that one task, recorded as an error, and the
+worker is replaced. The caller stays the single writer of the run log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib
+import multiprocessing as mp
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any, Protocol
+
+# A worker that dies this many times in a row before it is ready means a broken setup.
+MAX_STARTUP_FAILURES = 3
+
+
+@dataclass(frozen=True)
+class Task:
+    key: str
+    payload: Any
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """``value`` is the handler's return; ``error`` is set when it did not return one."""
+
+    key: str
+    value: Any = None
+    error: str | None = None
+    wall_time: float = 0.0
+
+
+class Executor(Protocol):
+    def submit(self, task: Task) -> None: ...
+
+    def results(self) -> Iterator[TaskResult]:
+        """Yield one result per submitted task, in completion order, until none are left."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def import_handler(ref: str) -> Callable[[Any], Any]:
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _die_with_parent() -> None:
+    # Linux: the kernel kills this worker when the parent dies (even by SIGKILL), so a killed run
+    # leaves no orphans burning CPU. Elsewhere the closed pipe ends the worker at its next recv.
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid: int) -> None:
+    _die_with_parent()
+    if os.getppid() != ppid:  # the parent died before prctl took effect
+        os._exit(1)
+    if log_path:  # keep simulator chatter out of the parent's progress display
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+    handler = import_handler(handler_ref)
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        key, payload = msg
+        start = time.perf_counter()
+        try:
+            value, error = handler(payload), None
+        except Exception as exc:
+            tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            value, error = None, f"handler raised {tb}"
+        conn.send(("done", key, value, error, time.perf_counter() - start))
+
+
+class _Worker:
+    def __init__(self, ctx: Any, handler_ref: str, log_path: str | None) -> None:
+        parent_conn, child_conn = ctx.Pipe()
+        self.proc = ctx.Process(
+            target=_worker_main,
+            args=(child_conn, handler_ref, log_path, os.getpid()),
+            daemon=True,
+        )
+        self.proc.start()
+        child_conn.close()
+        self.conn: Connection = parent_conn
+        self.ready = False
+        self.task: Task | None = None
+        self.started = 0.0
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+
+class ProcessExecutor:
+    """Runs tasks in ``workers`` spawned processes with an optional per-task wall-clock limit.
+
+    ``handler`` is "module:function"; it is imported in each worker and called with the task's
+    payload. The limit counts from the moment a task is handed to a ready worker.
+    """
+
+    def __init__(
+        self,
+        handler: str,
+        workers: int = 1,
+        timeout: float | None = None,
+        log_path: str | Path | None = None,
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        self.handler = handler
+        self.workers = workers
+        self.timeout = timeout
+        self.log_path = str(log_path) if log_path else None
+        self._ctx = mp.get_context("spawn")  # fork would copy a parent's GL/thread state
+        self._queue: deque[Task] = deque()
+        self._pool: list[_Worker] = []
+        self._startup_failures = 0
+
+    def submit(self, task: Task) -> None:
+        self._queue.append(task)
+
+    def _busy(self) -> list[_Worker]:
+        return [w for w in self._pool if w.task is not None]
+
+    def _top_up(self) -> None:
+        want = min(self.workers, len(self._queue) + len(self._busy()))
+        while len(self._pool) < want:
+            self._pool.append(_Worker(self._ctx, self.handler, self.log_path))
+
+    def _dispatch(self) -> None:
+        for w in self._pool:
+            if w.ready and w.task is None and self._queue:
+                task = self._queue.popleft()
+                w.task, w.started = task, time.perf_counter()
+                # If the worker just died, its sentinel reports it on the next wait.
+                with contextlib.suppress(OSError):
+                    w.conn.send((task.key, task.payload))
+
+    def _retire(self, w: _Worker, reason: str) -> TaskResult | None:
+        w.kill()
+        self._pool.remove(w)
+        if not w.ready:
+            self._startup_failures += 1
+            if self._startup_failures >= MAX_STARTUP_FAILURES:
+                self.close()
+                raise RuntimeError(
+                    f"worker processes die during startup ({reason}); see "
+                    f"{self.log_path or 'stderr'}"
+                )
+        if w.task is None:
+            return None
+        return TaskResult(w.task.key, error=reason, wall_time=time.perf_counter() - w.started)
+
+    def results(self) -> Iterator[TaskResult]:
+        try:
+            while self._queue or self._busy():
+                self._top_up()
+                self._dispatch()
+                yield from self._wait_once()
+        except BaseException:
+            self.close()
+            raise
+
+    def _wait_once(self) -> Iterator[TaskResult]:
+        now = time.perf_counter()
+        timeout = None
+        if self.timeout is not None and self._busy():
+            first = min(w.started for w in self._busy()) + self.timeout
+            timeout = max(0.0, first - now)
+        handles: list[Any] = [w.conn for w in self._pool] + [w.proc.sentinel for w in self._pool]
+        ready = set(wait(handles, timeout))
+        for w in list(self._pool):
+            if w.conn in ready:
+                try:
+                    msg = w.conn.recv()
+                except (EOFError, OSError):
+                    msg = None  # died mid-message: handled as a dead worker below
+                if msg and msg[0] == "ready":
+                    w.ready = True
+                    self._startup_failures = 0
+                elif msg and msg[0] == "done":
+                    _, key, value, error, wall = msg
+                    w.task = None
+                    yield TaskResult(key, value, error, wall)
+                    continue
+            if w.proc.sentinel in ready or (w.conn in ready and not w.proc.is_alive()):
+                w.proc.join(1)
+                if w.proc.exitcode is not None:
+                    code = w.proc.exitcode
+                    why = f"signal {-code}" if code < 0 else f"exit code {code}"
+                    result = self._retire(w, f"worker process died ({why})")
+                    if result:
+                        yield result
+        if self.timeout is not None:
+            now = time.perf_counter()
+            for w in list(self._pool):
+                if w.task is not None and now - w.started >= self.timeout:
+                    result = self._retire(w, f"timeout: exceeded {self.timeout:g} s wall clock")
+                    if result:
+                        yield result
+
+    def close(self) -> None:
+        for w in self._pool:
+            with contextlib.suppress(OSError):
+                w.conn.send(None)
+        deadline = time.monotonic() + 2
+        for w in self._pool:
+            w.proc.join(max(0.0, deadline - time.monotonic()))
+            w.kill()
+        self._pool.clear()
+
+    def __enter__(self) -> ProcessExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1

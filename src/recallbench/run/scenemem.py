@@ -1,0 +1,286 @@
+"""Running a SceneMem evaluation: plan, execute in workers, log each test, resume, report.
+
+Run folder (default ``<out stem>_run/`` beside --out):
+  manifest.json   versions, command, config, seeds, start time (and each resume)
+  runlog.jsonl    one record per finished test, flushed + fsynced as it ends (key scenario/test)
+  summary.json    breakdowns by fixture type and task, scenario errors (written at the end)
+  workers.log     the worker processes' stdout/stderr (simulator chatter, tracebacks)
+results.json (--out) is the card's schema exactly, rebuilt from the run log at the end.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from recallbench.benchmarks.scenemem.backend import robocasa_available
+from recallbench.benchmarks.scenemem.policy import data_repo_paths, load_policy_class
+from recallbench.benchmarks.scenemem.results import breakdown, card_results, test_key
+from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
+from recallbench.benchmarks.scenemem.success import Thresholds
+from recallbench.errors import InputError
+from recallbench.io import write_json_atomic
+from recallbench.run.executor import ProcessExecutor, Task, TaskResult
+from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
+from recallbench.run.runlog import RunLog, completed
+from recallbench.run.seeds import case_seed
+
+WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
+RUNLOG = "runlog.jsonl"
+
+
+@dataclass
+class ScenememConfig:
+    """Everything that moves the numbers; stored in the manifest and reused on --resume."""
+
+    data_dir: str
+    policy: str
+    out: str
+    filter: str | None = None
+    max_steps: int | None = None
+    seed: int = 0
+    test_timeout: float | None = None
+    thresholds: dict[str, float] = field(default_factory=lambda: asdict(Thresholds()))
+    policy_paths: list[str] = field(default_factory=list)
+
+
+def default_run_dir(out: str | Path) -> Path:
+    out = Path(out)
+    return out.with_name(f"{out.stem}_run")
+
+
+def normalise(config: ScenememConfig) -> ScenememConfig:
+    """Absolute paths, and the import paths the policy needs, so a resume works from anywhere."""
+    policy = config.policy
+    module_ref, sep, cls = policy.rpartition(":")
+    if sep and module_ref.endswith(".py"):
+        policy = f"{Path(module_ref).resolve()}:{cls}"
+    paths = config.policy_paths or [*data_repo_paths(config.data_dir), str(Path.cwd())]
+    return ScenememConfig(
+        **{
+            **asdict(config),
+            "data_dir": str(Path(config.data_dir).resolve()),
+            "out": str(Path(config.out).resolve()),
+            "policy": policy,
+            "policy_paths": paths,
+        }
+    )
+
+
+def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
+    """The recorded config; flags given again must agree with it (results must not drift)."""
+    try:
+        recorded = read_manifest(run_dir)["config"]
+    except FileNotFoundError as exc:
+        raise InputError(run_dir / "manifest.json", None, "no manifest: not a run folder") from exc
+    except KeyError as exc:
+        raise InputError(run_dir / "manifest.json", "config", "field missing") from exc
+    config = ScenememConfig(**recorded)
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name in ("data_dir", "out"):
+            value = str(Path(value).resolve())
+        if name == "policy":
+            value = normalise(ScenememConfig(config.data_dir, value, config.out)).policy
+        if getattr(config, name) != value:
+            raise InputError(
+                run_dir / "manifest.json",
+                f"config.{name}",
+                f"the run used {getattr(config, name)!r}; --{name} {value!r} would change results",
+            )
+    return config
+
+
+def _record(scenario: Scenario, test_id: str, seed: int, result: TaskResult) -> dict[str, Any]:
+    test = scenario.test(test_id)
+    base = {
+        "key": test_key(scenario.name, test_id),
+        "scenario": scenario.name,
+        "test_id": test_id,
+        "task": test.task,
+        "fixture": test.fixture.name,
+        "fixture_type": test.fixture.type,
+        "category": test.category,
+        "seed": seed,
+        "wall_time": round(result.wall_time, 3),
+    }
+    if result.error is not None:  # the worker never returned: timeout, crash
+        return {
+            **base,
+            "memory": False,
+            "steps": None,
+            "max_steps": None,
+            "min_distance": None,
+            "max_abs_qpos": None,
+            "failed": None,
+            "restore_distance": None,
+            "error": result.error,
+        }
+    return {**base, **{k: _finite(v) for k, v in result.value.items()}}
+
+
+def _finite(value: Any) -> Any:
+    # A diverged simulation can report NaN distances; JSON (and the log) cannot hold them.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def run_scenemem(
+    config: ScenememConfig,
+    run_dir: Path,
+    workers: int,
+    resume: bool = False,
+    console: Console | None = None,
+) -> int:
+    """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load."""
+    console = console or Console(stderr=True)
+    for path in config.policy_paths:
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    load_policy_class(config.policy, config.policy_paths)  # fail fast on a bad --policy
+
+    scenarios: list[Scenario] = []
+    errors: dict[str, str] = {}
+    for root in discover_scenarios(config.data_dir, config.filter):
+        try:
+            scenarios.append(load_scenario(root))
+        except InputError as exc:
+            errors[root.name] = str(exc)
+            print_error(console, f"{exc} (scenario skipped)")
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if resume:
+        manifest = read_manifest(run_dir)
+        manifest.setdefault("resumes", []).append(
+            {"command": sys.argv, "workers": workers, "time": _now()}
+        )
+    else:
+        if (run_dir / RUNLOG).exists():
+            raise InputError(run_dir / RUNLOG, None, "run folder already used; pass --resume")
+        manifest = build_manifest(
+            benchmark="scenemem",
+            config=asdict(config),
+            workers=workers,
+            robocasa_imported=robocasa_available(),
+            scenarios=[s.name for s in scenarios],
+        )
+    write_manifest(run_dir, manifest)
+
+    done = completed(run_dir / RUNLOG)
+    by_key: dict[str, tuple[Scenario, str, int]] = {}
+    executor = ProcessExecutor(
+        WORKER_HANDLER, workers, config.test_timeout, log_path=run_dir / "workers.log"
+    )
+    total = 0
+    for scenario in scenarios:
+        for test in scenario.spec.tests:
+            total += 1
+            key = test_key(scenario.name, test.test_id)
+            if key in done:
+                continue
+            seed = case_seed(config.seed, key)
+            by_key[key] = (scenario, test.test_id, seed)
+            executor.submit(Task(key, _payload(config, scenario, test.test_id, seed)))
+
+    progress = Progress(
+        TextColumn("scenemem"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=console,
+    )
+    with RunLog(run_dir / RUNLOG) as log, progress, executor:
+        bar = progress.add_task("tests", total=total, completed=total - len(by_key), last="")
+        for result in executor.results():
+            scenario, test_id, seed = by_key[result.key]
+            if result.value and "scenario_error" in result.value:
+                if scenario.name not in errors:
+                    errors[scenario.name] = result.value["scenario_error"]
+                    print_error(console, f"{errors[scenario.name]} (scenario skipped)")
+                progress.advance(bar)
+                continue
+            record = _record(scenario, test_id, seed, result)
+            log.append(record)
+            done[record["key"]] = record
+            status = "ok" if record["memory"] else (record["error"] or record["failed"])
+            progress.update(bar, advance=1, last=f"{result.key}: {status}"[:60])
+
+    good = [s for s in scenarios if s.name not in errors]
+    plan = [(s.name, [t.test_id for t in s.spec.tests]) for s in good]
+    keys = {test_key(name, t) for name, ids in plan for t in ids}
+    records = [done[k] for k in sorted(keys) if k in done]
+    write_json_atomic(config.out, card_results(plan, done))
+    summary = {
+        "by_fixture_type": breakdown(records, "fixture_type"),
+        "by_task": breakdown(records, "task"),
+        "scenario_errors": errors,
+        "missing": sorted(keys - set(done)),
+    }
+    write_json_atomic(run_dir / "summary.json", summary)
+    _print_summary(console, summary, len(records))
+    return 1 if errors or summary["missing"] else 0
+
+
+def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int) -> dict:
+    return {
+        "scenario_dir": str(scenario.root),
+        "test_id": test_id,
+        "policy": config.policy,
+        "policy_paths": config.policy_paths,
+        "max_steps": config.max_steps,
+        "thresholds": config.thresholds,
+        "seed": seed,
+        "run_seed": config.seed,
+    }
+
+
+def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
+    for title, groups in (
+        ("by fixture type", summary["by_fixture_type"]),
+        ("by task", summary["by_task"]),
+    ):
+        table = Table(title=f"SceneMem memory success {title}")
+        for col in ("group", "tests", "memory", "rate", "errors", "no approach", "door shut"):
+            table.add_column(col, justify="left" if col == "group" else "right")
+        for name, g in groups.items():
+            f = g["failed"]
+            table.add_row(
+                name,
+                str(g["total"]),
+                str(g["memory"]),
+                f"{g['rate']:.1%}",
+                str(g["errors"]),
+                str(f["approach"] + f["both"]),
+                str(f["door"] + f["both"]),
+            )
+        console.print(table)
+    if summary["scenario_errors"]:
+        n_bad = len(summary["scenario_errors"])
+        console.print(f"[red]{n_bad} scenario(s) could not be loaded[/red]")
+    console.print(f"{n} tests recorded")
+
+
+def print_error(console: Console, message: str) -> None:
+    """One line per error, never wrapped, brackets in field names kept literal."""
+    console.print(f"[red]error[/red] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def cpu_workers() -> int:
+    return os.cpu_count() or 1

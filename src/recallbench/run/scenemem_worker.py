@@ -1,0 +1,101 @@
+"""The task a worker process runs for one SceneMem test: build/load the env, roll out, score.
+
+Per worker, the policy is constructed once (loading a model is the expensive part) and the env of
+the current scenario is kept; every test still runs the card's full five-step load and reseeds
+all generators from the test's own seed first, so its outcome never depends on what ran before
+it in the same worker. A policy must reset its own per-rollout state in ``reset``, as the card
+requires.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from typing import Any
+
+import numpy as np
+
+from recallbench.benchmarks.scenemem.backend import (
+    check_against_model,
+    load_start,
+    make_scenario_env,
+)
+from recallbench.benchmarks.scenemem.policy import load_policy_class
+from recallbench.benchmarks.scenemem.rollout import DEFAULT_MAX_STEPS, run_rollout
+from recallbench.benchmarks.scenemem.spec import Scenario, load_scenario
+from recallbench.benchmarks.scenemem.success import Thresholds
+from recallbench.errors import InputError
+from recallbench.run.seeds import seed_globals
+
+_policies: dict[str, Any] = {}
+_scenarios: dict[str, Scenario] = {}
+_bad: dict[str, str] = {}
+_env: dict[str, Any] = {}  # at most one: the current scenario's env
+
+
+def _scenario_env(scenario: Scenario) -> Any:
+    key = str(scenario.root)
+    if key not in _env:
+        for old in _env.values():  # one env at a time bounds worker memory
+            with contextlib.suppress(Exception):
+                old.close()
+        _env.clear()
+        _env[key] = make_scenario_env(scenario)
+    return _env[key]
+
+
+def _policy(ref: str, paths: list[str], run_seed: int) -> Any:
+    if ref not in _policies:
+        # Seeded by the run, not by whichever test reaches this worker first.
+        seed_globals(run_seed)
+        _policies[ref] = load_policy_class(ref, paths)()
+    return _policies[ref]
+
+
+def run_test(payload: dict[str, Any]) -> dict[str, Any]:
+    """Payload: scenario_dir, test_id, policy, policy_paths, max_steps, thresholds, seeds.
+
+    Returns the outcome fields, or {"scenario_error": msg} when the scenario itself is bad.
+    """
+    root = payload["scenario_dir"]
+    if root in _bad:
+        return {"scenario_error": _bad[root]}
+    policy, policy_error = None, None
+    try:
+        policy = _policy(payload["policy"], payload.get("policy_paths", []), payload["run_seed"])
+    except Exception as exc:
+        policy_error = f"policy constructor raised {type(exc).__name__}: {exc}"
+    try:
+        scenario = _scenarios.get(root) or load_scenario(root)
+        _scenarios[root] = scenario
+        test = scenario.test(payload["test_id"])
+        seed_globals(payload["seed"])
+        env = _scenario_env(scenario)
+        if hasattr(env, "rng") and isinstance(env.rng, np.random.Generator):
+            env.rng = np.random.default_rng(payload["seed"])  # robosuite's placement sampler
+        load_start(env, scenario)
+        check_against_model(env, scenario)
+    except InputError as exc:
+        _bad[root] = str(exc)
+        return {"scenario_error": str(exc)}
+    except Exception as exc:
+        # The env could not be built or loaded: a scenario/setup problem, not the policy's.
+        traceback.print_exc()  # the full trace goes to the run folder's workers.log
+        msg = f"{root}: env loading failed: {type(exc).__name__}: {exc} (see workers.log)"
+        _bad[root] = msg
+        return {"scenario_error": msg}
+    max_steps = payload.get("max_steps") or test.max_steps or DEFAULT_MAX_STEPS
+    if policy_error is not None:
+        return {
+            "memory": False,
+            "steps": 0,
+            "min_distance": None,
+            "max_abs_qpos": None,
+            "failed": None,
+            "error": policy_error,
+            "restore_distance": None,
+            "max_steps": max_steps,
+        }
+    thresholds = Thresholds(**payload.get("thresholds", {}))
+    outcome = run_rollout(env, policy, scenario, test, max_steps, thresholds)
+    return {**outcome.to_dict(), "max_steps": max_steps}

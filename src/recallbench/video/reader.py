@@ -1,0 +1,129 @@
+"""Lazy access to the offered frames of a long video: one streaming pass, nothing else kept.
+
+An 8,000-frame 256x256 video is 1.5 GB of pixels; an agent is offered K (96) of them. Frames are
+decoded in presentation order and only the requested ones are converted to RGB and kept, so
+memory is bounded by K frames whatever the video length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import av
+import numpy as np
+
+from recallbench.errors import InputError
+from recallbench.video.stamp import stamp_frame
+
+
+def count_frames(path: str | Path) -> int:
+    """Number of frames in a video: the container's count when it has one, else packets counted
+    by demuxing (no decoding)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "video file not found")
+    with av.open(str(path)) as container:
+        if not container.streams.video:
+            raise InputError(path, "streams", "no video stream")
+        stream = container.streams.video[0]
+        if stream.frames and stream.frames > 0:
+            return int(stream.frames)
+        return sum(1 for packet in container.demux(stream) if packet.size)
+
+
+class VideoFrames:
+    """The K offered frames of one video (implements ``agents.base.FrameSource``).
+
+    ``offered`` holds original-frame indices (e.g. ``subsample_indices(N, K)``); positions
+    0..K-1 index that list, and frame ``p`` is stamped "Frame: p" (the number the agent answers
+    with). ``times_of_day`` is either one string per offered frame or one per original frame
+    (then looked up by original index). ``size`` is (width, height) to rescale to while decoding.
+    Nothing is decoded until ``frames()`` is first called.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        offered: Sequence[int],
+        *,
+        stamp: bool = True,
+        times_of_day: Sequence[str] | None = None,
+        size: tuple[int, int] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise InputError(self.path, None, "video file not found")
+        self.offered: tuple[int, ...] = tuple(int(i) for i in offered)
+        if any(i < 0 for i in self.offered):
+            raise InputError(self.path, "offered", "frame indices must be >= 0")
+        self.stamp = stamp
+        self.size = size
+        self._times = self._align_times(times_of_day)
+        self._cache: dict[int, np.ndarray] = {}
+
+    def _align_times(self, times: Sequence[str] | None) -> tuple[str | None, ...]:
+        if times is None:
+            return (None,) * len(self.offered)
+        times = list(times)
+        if len(times) == len(self.offered):
+            return tuple(times)
+        if self.offered and len(times) > max(self.offered):
+            return tuple(times[i] for i in self.offered)
+        raise InputError(
+            self.path,
+            "times_of_day",
+            f"{len(times)} entries: need one per offered frame ({len(self.offered)}) "
+            "or one per original frame",
+        )
+
+    def __len__(self) -> int:
+        return len(self.offered)
+
+    def original_index(self, position: int) -> int:
+        """The original-video frame shown at this position of the offered list."""
+        return self.offered[position]
+
+    def time_of_day(self, position: int) -> str | None:
+        return self._times[position]
+
+    def frames(self, positions: Sequence[int] | None = None) -> list[np.ndarray]:
+        """RGB uint8 HxWx3 frames at these positions (all offered when None), in the order asked."""
+        wanted = (
+            list(range(len(self.offered))) if positions is None else [int(p) for p in positions]
+        )
+        for p in wanted:
+            if not 0 <= p < len(self.offered):
+                raise IndexError(f"position {p} outside the {len(self.offered)} offered frames")
+        missing = sorted({p for p in wanted if p not in self._cache})
+        if missing:
+            self._decode(missing)
+        return [self._cache[p] for p in wanted]
+
+    def _decode(self, positions: list[int]) -> None:
+        # Several positions may show the same original frame (duplicates in ``offered``).
+        by_frame: dict[int, list[int]] = {}
+        for p in positions:
+            by_frame.setdefault(self.offered[p], []).append(p)
+        last = max(by_frame)
+        width, height = self.size if self.size else (None, None)
+        index = -1
+        with av.open(str(self.path)) as container:
+            stream = container.streams.video[0]
+            stream.thread_type = "AUTO"  # frame-threaded decode; output order is unchanged
+            for index, frame in enumerate(container.decode(stream)):
+                if index in by_frame:
+                    if width is not None:
+                        rgb = frame.to_ndarray(format="rgb24", width=width, height=height)
+                    else:
+                        rgb = frame.to_ndarray(format="rgb24")
+                    for p in by_frame[index]:
+                        self._cache[p] = stamp_frame(rgb, p, self._times[p]) if self.stamp else rgb
+                if index >= last:
+                    break
+        if index < last:
+            raise InputError(
+                self.path,
+                "offered",
+                f"frame {last} requested but the video has {index + 1} frames",
+            )

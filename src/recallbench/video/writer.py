@@ -1,0 +1,79 @@
+"""Write RGB frames to an H.264 mp4 with PyAV."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from types import TracebackType
+
+import av
+import numpy as np
+
+
+class VideoWriter:
+    """PyAV H.264 writer (libx264, yuv420p) with a short keyframe interval for fast seeking.
+
+    Width and height must be even (yuv420p halves the chroma planes).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        fps: int,
+        width: int,
+        height: int,
+        *,
+        gop: int = 20,
+        crf: int = 18,
+    ) -> None:
+        if width % 2 or height % 2:
+            raise ValueError(f"width and height must be even for yuv420p, got {width}x{height}")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.width = width
+        self.height = height
+        self.frames_written = 0
+        self._container = av.open(str(self.path), mode="w")
+        stream = self._container.add_stream(
+            "libx264", rate=Fraction(fps), options={"crf": str(crf), "g": str(gop)}
+        )
+        stream.width = width
+        stream.height = height
+        stream.pix_fmt = "yuv420p"
+        stream.codec_context.gop_size = gop
+        self._stream = stream
+        self._closed = False
+
+    def write(self, frame: np.ndarray) -> None:
+        if self._closed:
+            raise ValueError(f"{self.path}: writer is closed")
+        if frame.shape != (self.height, self.width, 3) or frame.dtype != np.uint8:
+            raise ValueError(
+                f"{self.path}: expected uint8 frame of shape {(self.height, self.width, 3)}, "
+                f"got {frame.dtype} {frame.shape}"
+            )
+        video_frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+        for packet in self._stream.encode(video_frame):
+            self._container.mux(packet)
+        self.frames_written += 1
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            for packet in self._stream.encode(None):  # flush the encoder's delayed frames
+                self._container.mux(packet)
+        finally:
+            self._container.close()
+
+    def __enter__(self) -> VideoWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,448 @@
+"""``HomeEnv``: the built-in home as a gymnasium env that also speaks robosuite's dialect.
+
+Three ways to act: ``step(action)`` with RoboCasa PandaOmron's 12-dim layout at 20 Hz,
+``step_discrete(a)`` with FindingDory's STOP / MOVE_FORWARD / TURN_LEFT / TURN_RIGHT on the
+navigation grid, and ``teleport(pose)``. SceneMem's loading steps work as on robosuite:
+``set_ep_meta``, ``reset``, ``reset_from_xml_string(edit_model_xml(xml))``, ``sim.reset``,
+``sim.set_state_from_flattened``, ``sim.forward``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from recallbench.world.gl import select_backend
+
+select_backend()
+
+import gymnasium as gym  # noqa: E402
+import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
+
+from recallbench.world.builder import KINDS, build_world  # noqa: E402
+from recallbench.world.render import Renders  # noqa: E402
+from recallbench.world.robot import (  # noqa: E402
+    ARM_JOINTS,
+    ARM_RANGES,
+    BASE_JOINTS,
+    BASE_RADIUS,
+    CAMERAS,
+    EEF_BODY,
+    EEF_SITE,
+    HEAD_SIZE,
+    TORSO_JOINT,
+    WRIST_JOINT,
+)
+from recallbench.world.sim import MjSim  # noqa: E402
+
+CONTROL_FREQ = 20
+POS_SCALE = 0.05  # m per control step at |action| = 1 (robosuite OSC's output_max)
+ROT_SCALE = 0.5  # rad per step for the wrist yaw
+TORSO_SCALE = 0.02  # m per step
+BASE_LIN_SPEED = 0.6  # m/s at |action| = 1
+BASE_YAW_SPEED = 1.2  # rad/s
+GRASP_REACH = 0.15  # m from the grip site to a graspable body's origin
+EP_META_KEY = "recallbench_world"
+ENV_NAMES = {"RecallbenchHome": "home", "RecallbenchKitchen": "kitchen"}
+
+
+def _quat_xyzw(q: np.ndarray) -> np.ndarray:
+    return np.array([q[1], q[2], q[3], q[0]])
+
+
+class HomeEnv(gym.Env):
+    """A procedural home with a mobile manipulator. See docs/world.md for the full contract."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": CONTROL_FREQ}
+    action_dim = 12
+
+    def __init__(self, seed: int = 0, style: int = 0, kind: str = "home", *,
+                 n_objects: int | None = None, cameras: Sequence[str] = (),
+                 camera_width: int = 256, camera_height: int = 256,
+                 camera_sizes: dict[str, tuple[int, int]] | None = None,
+                 camera_depths: bool = False, camera_segmentations: bool = False,
+                 control_freq: int = CONTROL_FREQ, horizon: int | None = None,
+                 render_mode: str | None = None, shadows: bool = False,
+                 xml: str | None = None, world_meta: dict | None = None) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        self.world_seed, self.style, self.kind, self.n_objects = seed, style, kind, n_objects
+        self.cameras = list(cameras)
+        self.camera_sizes = {c: (camera_width, camera_height) for c in self.cameras}
+        self.camera_sizes.update(camera_sizes or {})
+        self.camera_depths = camera_depths
+        self.camera_segmentations = camera_segmentations
+        self.control_freq = control_freq
+        self.horizon = horizon
+        self.render_mode = render_mode
+        self.shadows = shadows
+        self._ep_meta: dict = {}
+        self._nav_grid = None
+        self.action_space = gym.spaces.Box(-1.0, 1.0, (self.action_dim,), dtype=np.float64)
+        if xml is None:
+            built = build_world(seed, style, kind, n_objects)
+            xml, world_meta = built.xml, built.meta
+        elif world_meta is None:
+            raise ValueError("world_meta is required with xml")
+        self._load(xml, world_meta)
+        self.observation_space = self._make_obs_space()
+
+    # ------------------------------------------------------------------ model loading
+    def _load(self, xml: str, meta: dict) -> None:
+        self.xml = xml
+        self.world_meta = meta
+        self.model = mujoco.MjModel.from_xml_string(xml)
+        self.data = mujoco.MjData(self.model)
+        m = self.model
+        self.n_substeps = max(1, round(1.0 / (self.control_freq * m.opt.timestep)))
+        self.sim = MjSim(m, self.data, on_state_loaded=self._sync_from_state)
+        if hasattr(self, "renders"):
+            self.renders.close()
+        self.renders = Renders(m, shadows=self.shadows)
+        self._nav_grid = None
+        j = m.joint
+        self._base_q = np.array([j(n).qposadr[0] for n in BASE_JOINTS])
+        self._base_v = np.array([j(n).dofadr[0] for n in BASE_JOINTS])
+        self._base_act = np.array([m.actuator(n.replace("joint", "act")).id for n in BASE_JOINTS])
+        arm = (*ARM_JOINTS, WRIST_JOINT, TORSO_JOINT)
+        self._arm_q = np.array([j(n).qposadr[0] for n in arm])
+        self._arm_act = np.array([m.actuator(n.replace("joint", "act")).id for n in arm])
+        self._arm_lo = np.array([ARM_RANGES[n][0] for n in arm])
+        self._arm_hi = np.array([ARM_RANGES[n][1] for n in arm])
+        self._eef_body = m.body(EEF_BODY).id
+        self._eef_site = m.site(EEF_SITE).id
+        self._base_body = m.body("mobilebase0_base").id
+        self._key_start = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, "start")
+        # grasp welds: one per graspable body (objects, door handles), all inactive at rest
+        self._grasp_eq: dict[int, int] = {}
+        for i in range(m.neq):
+            name = m.equality(i).name
+            if name.startswith("grasp_"):
+                self._grasp_eq[int(m.eq_obj2id[i])] = i
+        self._graspable = np.array(sorted(self._grasp_eq), dtype=int)
+        self._free_joint_of = {int(m.jnt_bodyid[i]): i for i in range(m.njnt)
+                               if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE}
+        self._targets = np.zeros(len(arm))
+        self._gripper_closed = False
+        self._steps = 0
+        self._reset_data()
+
+    def _reset_data(self) -> None:
+        if self._key_start >= 0:
+            mujoco.mj_resetDataKeyframe(self.model, self.data, self._key_start)
+        else:
+            mujoco.mj_resetData(self.model, self.data)
+        self.data.userdata[:] = 0.0
+        self.data.userdata[0] = -1.0
+        self._sync_from_state(False)
+        mujoco.mj_forward(self.model, self.data)
+
+    def _sync_from_state(self, full: bool) -> None:
+        """After a state load: arm targets follow the state, grasp weld pose is restored."""
+        d, m = self.data, self.model
+        if full:
+            self._targets[:] = d.ctrl[self._arm_act]
+        else:
+            self._targets[:] = np.clip(d.qpos[self._arm_q], self._arm_lo, self._arm_hi)
+            d.ctrl[self._arm_act] = self._targets
+            d.ctrl[self._base_act] = 0.0
+            d.eq_active[:] = [0 if m.equality(i).name.startswith("grasp_") else d.eq_active[i]
+                              for i in range(m.neq)]
+            if m.nuserdata:
+                d.userdata[:] = 0.0
+                d.userdata[0] = -1.0
+        eq = int(d.userdata[0]) if m.nuserdata else -1
+        if eq >= 0:
+            m.eq_data[eq, 0:3] = 0.0
+            m.eq_data[eq, 3:10] = d.userdata[1:8]
+            m.eq_data[eq, 10] = d.userdata[8]
+        self._gripper_closed = eq >= 0
+        self._steps = 0
+
+    # ------------------------------------------------------------------ robosuite-style API
+    def set_ep_meta(self, meta: dict) -> None:
+        self._ep_meta = copy.deepcopy(meta)
+
+    def get_ep_meta(self) -> dict:
+        meta = dict(self._ep_meta)
+        meta[EP_META_KEY] = self.world_meta
+        meta.setdefault("layout_id", self.world_seed)
+        meta.setdefault("style_id", self.style)
+        return meta
+
+    def edit_model_xml(self, xml_str: str) -> str:
+        """robosuite rewrites asset paths here; a built-in world has none to rewrite."""
+        return xml_str
+
+    def reset_from_xml_string(self, xml_string: str) -> None:
+        meta = self._ep_meta.get(EP_META_KEY, self.world_meta)
+        self._load(xml_string, meta)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        meta = self._ep_meta.get(EP_META_KEY)
+        if meta is not None and (meta.get("seed"), meta.get("style"), meta.get("kind")) != (
+                self.world_seed, self.style, self.kind):
+            # ep_meta names another world: rebuild it (RoboCasa rebuilds from layout/style too)
+            self.world_seed, self.style, self.kind = meta["seed"], meta["style"], meta["kind"]
+            built = build_world(self.world_seed, self.style, self.kind,
+                                len(meta.get("objects", [])) or None)
+            self._load(built.xml, built.meta)
+        else:
+            self._reset_data()
+        return self._get_observations(), {}
+
+    # ------------------------------------------------------------------ acting
+    def step(self, action):
+        a = np.asarray(action, dtype=float).reshape(-1)
+        if a.shape != (self.action_dim,):
+            raise ValueError(f"action must have shape ({self.action_dim},), got {a.shape}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError("action contains NaN or inf")
+        a = np.clip(a, -1.0, 1.0)
+        d = self.data
+        t = self._targets
+        t[0:3] += a[0:3] * POS_SCALE
+        t[3] += a[5] * ROT_SCALE
+        t[4] += a[10] * TORSO_SCALE
+        np.clip(t, self._arm_lo, self._arm_hi, out=t)
+        d.ctrl[self._arm_act] = t
+        if a[6] > 0 and not self._gripper_closed:
+            self._gripper_closed = True
+            self.grasp()
+        elif a[6] < 0 and self._gripper_closed:
+            self.release()
+        yaw = d.qpos[self._base_q[2]]
+        c, s = math.cos(yaw), math.sin(yaw)
+        vf, vs = a[7] * BASE_LIN_SPEED, a[8] * BASE_LIN_SPEED
+        d.ctrl[self._base_act] = (c * vf - s * vs, s * vf + c * vs, a[9] * BASE_YAW_SPEED)
+        mujoco.mj_step(self.model, d, nstep=self.n_substeps)
+        self._steps += 1
+        truncated = self.horizon is not None and self._steps >= self.horizon
+        return self._get_observations(), 0.0, False, truncated, {}
+
+    def base_pose(self) -> np.ndarray:
+        """(x, y, yaw) of the base in the world."""
+        return self.data.qpos[self._base_q].copy()
+
+    def teleport(self, pose: Sequence[float]) -> None:
+        """Put the base at (x, y, yaw) kinematically; a held object moves with the gripper,
+        a held door handle is let go."""
+        pose = np.asarray(pose, dtype=float).reshape(3)
+        held = self.held_body()
+        if held is not None and held not in self._free_joint_of:
+            self.release()
+            held = None
+        d = self.data
+        d.qpos[self._base_q] = pose
+        d.qvel[self._base_v] = 0.0
+        d.ctrl[self._base_act] = 0.0
+        mujoco.mj_kinematics(self.model, d)
+        if held is not None:
+            self._carry(held)
+        mujoco.mj_forward(self.model, d)
+
+    def _carry(self, body: int) -> None:
+        """Place a welded object at the gripper pose times its weld relpose."""
+        m, d = self.model, self.data
+        eq = self._grasp_eq[body]
+        p1, q1 = d.xpos[self._eef_body], d.xquat[self._eef_body]
+        rel_p, rel_q = m.eq_data[eq, 3:6], m.eq_data[eq, 6:10]
+        pos = np.empty(3)
+        mujoco.mju_rotVecQuat(pos, rel_p, q1)
+        quat = np.empty(4)
+        mujoco.mju_mulQuat(quat, q1, rel_q)
+        j = self._free_joint_of[body]
+        qa, va = m.jnt_qposadr[j], m.jnt_dofadr[j]
+        d.qpos[qa:qa + 3] = p1 + pos
+        d.qpos[qa + 3:qa + 7] = quat
+        d.qvel[va:va + 6] = 0.0
+
+    def eef_pos_base(self) -> np.ndarray:
+        """Grip site in the base frame (x forward, y left, z up from the floor)."""
+        d = self.data
+        rel = d.site_xpos[self._eef_site] - d.xpos[self._base_body]
+        yaw = d.qpos[self._base_q[2]]
+        c, s = math.cos(yaw), math.sin(yaw)
+        return np.array([c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]])
+
+    def eef_action_toward(self, target_world: Sequence[float]) -> np.ndarray:
+        """action[0:3] that moves the grip site toward a world point (clipped to one step)."""
+        d = self.data
+        rel = np.asarray(target_world, dtype=float) - d.xpos[self._base_body]
+        yaw = d.qpos[self._base_q[2]]
+        c, s = math.cos(yaw), math.sin(yaw)
+        goal = np.array([c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]])
+        return np.clip((goal - self.eef_pos_base()) / POS_SCALE, -1.0, 1.0)
+
+    @property
+    def nav_grid(self):
+        """Navigation grid of this world (doors as in the start state), built on first use."""
+        if self._nav_grid is None:
+            self._nav_grid = self.build_nav_grid()
+        return self._nav_grid
+
+    def build_nav_grid(self, resolution: float = 0.05, robot_radius: float = BASE_RADIUS):
+        from recallbench.world.navigation import NavGrid
+
+        d = mujoco.MjData(self.model)
+        if self._key_start >= 0:
+            mujoco.mj_resetDataKeyframe(self.model, d, self._key_start)
+        mujoco.mj_forward(self.model, d)
+        return NavGrid.from_model(self.model, d, resolution=resolution,
+                                  robot_radius=robot_radius)
+
+    def step_discrete(self, action: int) -> dict[str, np.ndarray]:
+        """FindingDory's discrete move on the nav grid (never through walls or furniture)."""
+        from recallbench.world.navigation import DiscreteAction, apply_discrete
+
+        pose = apply_discrete(self.nav_grid, self.base_pose(), DiscreteAction(int(action)))
+        self.teleport(pose)
+        return self._get_observations()
+
+    # ------------------------------------------------------------------ magic grasp
+    def held_body(self) -> int | None:
+        eq = int(self.data.userdata[0])
+        return int(self.model.eq_obj2id[eq]) if eq >= 0 else None
+
+    def grasp(self, reach: float = GRASP_REACH) -> str | None:
+        """Weld the nearest graspable body (object or handle) within ``reach`` of the grip site
+        to the gripper, at its current relative pose. Returns its name or None."""
+        if self.held_body() is not None:
+            return self.model.body(self.held_body()).name
+        m, d = self.model, self.data
+        if self._graspable.size == 0:
+            return None
+        dist = np.linalg.norm(d.xpos[self._graspable] - d.site_xpos[self._eef_site], axis=1)
+        k = int(np.argmin(dist))
+        if dist[k] > reach:
+            return None
+        body = int(self._graspable[k])
+        eq = self._grasp_eq[body]
+        p1, q1 = d.xpos[self._eef_body], d.xquat[self._eef_body]
+        p2, q2 = d.xpos[body], d.xquat[body]
+        q1inv = np.empty(4)
+        mujoco.mju_negQuat(q1inv, q1)
+        relp = np.empty(3)
+        mujoco.mju_rotVecQuat(relp, p2 - p1, q1inv)
+        relq = np.empty(4)
+        mujoco.mju_mulQuat(relq, q1inv, q2)
+        # objects follow the gripper's orientation; handles only its position (the hinge
+        # decides how a door turns)
+        torquescale = 1.0 if body in self._free_joint_of else 0.0
+        d.userdata[0] = eq
+        d.userdata[1:4] = relp
+        d.userdata[4:8] = relq
+        d.userdata[8] = torquescale
+        m.eq_data[eq, 0:3] = 0.0
+        m.eq_data[eq, 3:6] = relp
+        m.eq_data[eq, 6:10] = relq
+        m.eq_data[eq, 10] = torquescale
+        d.eq_active[eq] = 1
+        self._gripper_closed = True
+        return m.body(body).name
+
+    def release(self) -> None:
+        eq = int(self.data.userdata[0])
+        if eq >= 0:
+            self.data.eq_active[eq] = 0
+        self.data.userdata[0] = -1.0
+        self._gripper_closed = False
+
+    # ------------------------------------------------------------------ observations
+    def _get_observations(self) -> dict[str, np.ndarray]:
+        d = self.data
+        base = self._base_body
+        eef = self._eef_site
+        held = self.held_body()
+        yaw = d.qpos[self._base_q[2]]
+        rel = d.site_xpos[eef] - d.xpos[base]
+        c, s = math.cos(yaw), math.sin(yaw)
+        obs = {
+            "robot0_base_pos": d.xpos[base].copy(),
+            "robot0_base_quat": _quat_xyzw(d.xquat[base]),
+            "robot0_base_pose": d.qpos[self._base_q].copy(),
+            "robot0_eef_pos": d.site_xpos[eef].copy(),
+            "robot0_eef_quat": _quat_xyzw(d.xquat[self._eef_body]),
+            "robot0_base_to_eef_pos": np.array([c * rel[0] + s * rel[1],
+                                                -s * rel[0] + c * rel[1], rel[2]]),
+            "robot0_arm_qpos": d.qpos[self._arm_q].copy(),
+            "robot0_gripper_qpos": np.array([0.0, 0.0]) if self._gripper_closed
+            else np.array([0.04, -0.04]),
+            "robot0_grasped": np.array([0.0 if held is None else 1.0]),
+        }
+        for cam in self.cameras:
+            w, h = self.camera_sizes[cam]
+            obs[f"{cam}_image"] = self.renders.rgb(d, cam, w, h)
+            if self.camera_depths:
+                obs[f"{cam}_depth"] = self.renders.depth(d, cam, w, h)
+            if self.camera_segmentations:
+                obs[f"{cam}_segmentation_instance"] = self.renders.segmentation(d, cam, w, h)
+        return obs
+
+    def _make_obs_space(self) -> gym.spaces.Dict:
+        box = gym.spaces.Box
+        spaces: dict[str, gym.Space] = {
+            k: box(-np.inf, np.inf, v.shape, dtype=np.float64)
+            for k, v in self._get_observations().items()
+        }
+        for cam in self.cameras:
+            w, h = self.camera_sizes[cam]
+            spaces[f"{cam}_image"] = box(0, 255, (h, w, 3), dtype=np.uint8)
+            if self.camera_depths:
+                spaces[f"{cam}_depth"] = box(0, np.inf, (h, w), dtype=np.float32)
+            if self.camera_segmentations:
+                spaces[f"{cam}_segmentation_instance"] = box(-1, self.model.nbody, (h, w),
+                                                             dtype=np.int32)
+        return gym.spaces.Dict(spaces)
+
+    def render_camera(self, camera: str | mujoco.MjvCamera = "robot0_head",
+                      width: int | None = None, height: int | None = None,
+                      mode: str = "rgb") -> np.ndarray:
+        """One frame of any camera: mode 'rgb' (H,W,3 uint8), 'depth' (H,W float32 m) or
+        'segmentation' (H,W int32 body ids, -1 background)."""
+        if width is None or height is None:
+            width, height = (HEAD_SIZE if camera == "robot0_head"
+                             else self.camera_sizes.get(camera, (256, 256)))
+        if mode == "rgb":
+            return self.renders.rgb(self.data, camera, width, height)
+        if mode == "depth":
+            return self.renders.depth(self.data, camera, width, height)
+        if mode == "segmentation":
+            return self.renders.segmentation(self.data, camera, width, height)
+        raise ValueError(f"mode must be rgb, depth or segmentation, got {mode!r}")
+
+    def render(self):
+        cam = self.cameras[0] if self.cameras else "robot0_head"
+        return self.render_camera(cam)
+
+    def close(self) -> None:
+        self.renders.close()
+
+    # ------------------------------------------------------------------ lookups
+    def fixture(self, name: str) -> dict:
+        for f in self.world_meta["fixtures"]:
+            if f["name"] == name:
+                return f
+        raise KeyError(f"no fixture {name!r}")
+
+    def object(self, name: str) -> dict:
+        for o in self.world_meta["objects"]:
+            if o["name"] == name:
+                return o
+        raise KeyError(f"no object {name!r}")
+
+
+def make_env(env_name: str, **kwargs: Any) -> HomeEnv:
+    """``make_env("RecallbenchHome", seed=3, style=1, cameras=[...])``; also
+    ``"RecallbenchKitchen"`` (one room). Mirrors robosuite.make's name-first call."""
+    if env_name not in ENV_NAMES:
+        raise ValueError(f"unknown env {env_name!r}; known: {sorted(ENV_NAMES)}")
+    kwargs.setdefault("kind", ENV_NAMES[env_name])
+    return HomeEnv(**kwargs)
+
+
+__all__ = ["HomeEnv", "make_env", "CAMERAS", "ENV_NAMES", "EP_META_KEY"]

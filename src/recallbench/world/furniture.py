@@ -1,0 +1,127 @@
+"""Static receptacles (tables, sofa, bed, shelves, counters): bodies ``<name>_main`` with a top
+site ``<name>_top`` marking the surface objects can be placed on. Local frame as for fixtures:
+back against the wall at y=0, front toward +y, width along x centred on 0."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+
+from recallbench.world.mjcf import CYL, STATIC, box, geom, r4, yaw_quat
+from recallbench.world.styles import Style
+
+# type -> (width, depth, height, against_wall)
+SIZES: dict[str, tuple[float, float, float, bool]] = {
+    "sofa": (2.0, 0.9, 0.85, True),
+    "coffee_table": (1.1, 0.6, 0.45, False),
+    "shelf": (1.0, 0.36, 1.6, True),
+    "tv_stand": (1.5, 0.45, 0.5, True),
+    "bed": (1.6, 2.1, 0.55, True),
+    "nightstand": (0.5, 0.42, 0.58, True),
+    "dresser": (1.2, 0.5, 0.9, True),
+    "dining_table": (1.6, 0.9, 0.76, False),
+    "sideboard": (1.6, 0.45, 0.85, True),
+    "vanity": (1.0, 0.52, 0.85, True),
+    "kitchen_table": (1.2, 0.8, 0.76, False),
+}
+
+ROOM_FURNITURE: dict[str, tuple[str, ...]] = {
+    "living_room": ("sofa", "coffee_table", "shelf", "tv_stand"),
+    "bedroom": ("bed", "nightstand", "dresser", "shelf"),
+    "dining_room": ("dining_table", "sideboard", "shelf"),
+    "bathroom": ("vanity", "shelf"),
+    "kitchen": ("kitchen_table",),
+}
+
+
+@dataclass
+class ReceptacleInfo:
+    name: str
+    type: str
+    room: str
+    body_name: str
+    top_site: str
+    top_local: tuple[float, float, float]  # surface centre in the body frame
+    top_half: tuple[float, float]
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "type": self.type, "room": self.room,
+                "body_name": self.body_name, "top_site": self.top_site,
+                "top_half_extents": r4(self.top_half)}
+
+
+def _legs(body, w, d, h, rgba, inset=0.05, r=0.025, y0=0.0):
+    for sx in (-1, 1):
+        for sy in (0, 1):
+            geom(body, None, CYL, (r, (h - 0.04) / 2),
+                 (sx * (w / 2 - inset), y0 + inset + sy * (d - 2 * inset), (h - 0.04) / 2), rgba)
+
+
+def build(world: mujoco.MjsBody, kind: str, name: str, room: str, pos, yaw: float,
+          st: Style) -> ReceptacleInfo:
+    w, d, h, _ = SIZES[kind]
+    body = world.add_body(name=f"{name}_main", pos=r4(pos), quat=yaw_quat(yaw))
+    wood, fabric = st.wood, st.fabric
+    top = (0.0, d / 2, h)
+    half = (w / 2 - 0.08, d / 2 - 0.08)
+    if kind in ("coffee_table", "dining_table", "kitchen_table"):
+        box(body, f"{name}_top_g", (0, d / 2, h - 0.02), (w / 2, d / 2, 0.02), wood)
+        _legs(body, w, d, h, wood)
+        if kind == "dining_table":
+            for sx in (-0.45, 0.45):
+                for sy, back in ((-0.35, -1), (d + 0.35, 1)):
+                    c = (sx, sy, 0)
+                    box(body, None, (c[0], c[1], 0.45), (0.2, 0.2, 0.025), wood)
+                    box(body, None, (c[0], c[1] + back * 0.18, 0.7), (0.2, 0.02, 0.25), wood)
+                    geom(body, None, CYL, (0.02, 0.21), (c[0], c[1], 0.21), wood)
+    elif kind == "sofa":
+        box(body, f"{name}_base", (0, d / 2, 0.2), (w / 2, d / 2, 0.2), fabric)
+        box(body, f"{name}_seat", (0, d / 2 + 0.1, 0.45), (w / 2 - 0.2, d / 2 - 0.1, 0.05),
+            fabric)
+        box(body, f"{name}_back", (0, 0.1, 0.6), (w / 2, 0.1, 0.25), fabric)
+        for sx in (-1, 1):
+            box(body, None, (sx * (w / 2 - 0.1), d / 2, 0.55), (0.1, d / 2, 0.15), fabric)
+        top, half = (0.0, d / 2 + 0.1, 0.5), (w / 2 - 0.35, d / 2 - 0.2)
+    elif kind == "bed":
+        box(body, f"{name}_frame", (0, d / 2, 0.17), (w / 2, d / 2, 0.15), wood)
+        box(body, f"{name}_mattress", (0, d / 2, 0.42), (w / 2 - 0.03, d / 2 - 0.03, 0.1),
+            (0.95, 0.95, 0.93, 1))
+        box(body, None, (0, d / 2 + 0.3, 0.53), (w / 2 - 0.02, d / 2 - 0.3, 0.012), fabric)
+        box(body, f"{name}_headboard", (0, 0.04, 0.6), (w / 2, 0.04, 0.6), wood)
+        for sx in (-0.4, 0.4):
+            box(body, None, (sx, 0.3, 0.56), (0.25, 0.15, 0.05), (0.98, 0.98, 0.98, 1))
+        top, half = (0.0, d / 2 + 0.3, 0.545), (w / 2 - 0.2, d / 2 - 0.5)
+    elif kind == "shelf":
+        for sx in (-1, 1):
+            box(body, None, (sx * (w / 2 - 0.015), d / 2, h / 2), (0.015, d / 2, h / 2), wood)
+        box(body, None, (0, 0.01, h / 2), (w / 2, 0.01, h / 2), wood)
+        for z in (0.05, 0.45, 0.85, 1.25, h - 0.015):
+            box(body, None, (0, d / 2, z), (w / 2, d / 2, 0.015), wood)
+        top, half = (0.0, d / 2, 0.865), (w / 2 - 0.08, d / 2 - 0.07)
+    elif kind == "tv_stand":
+        box(body, f"{name}_body", (0, d / 2, h / 2), (w / 2, d / 2, h / 2), wood)
+        box(body, f"{name}_tv", (0, 0.1, h + 0.4), (0.6, 0.025, 0.35), (0.03, 0.03, 0.03, 1))
+        box(body, None, (0, 0.1, h + 0.03), (0.1, 0.06, 0.03), (0.1, 0.1, 0.1, 1))
+        top, half = (0.0, d / 2 + 0.08, h), (w / 2 - 0.1, d / 2 - 0.14)
+    else:  # nightstand, dresser, sideboard, vanity: closed cabinets with a top
+        color = st.cabinet if kind == "vanity" else wood
+        box(body, f"{name}_body", (0, d / 2, h / 2), (w / 2, d / 2, h / 2), color)
+        rows = 2 if kind in ("nightstand", "vanity") else 3
+        for k in range(rows):
+            z = h * (k + 0.5) / rows
+            box(body, None, (0, d + 0.002, z), (w / 2 - 0.02, 0.002, h / rows / 2 - 0.015),
+                color)
+            box(body, None, (0, d + 0.02, z), (0.06, 0.012, 0.01), st.accent)
+        if kind == "vanity":
+            box(body, None, (0, d / 2, h + 0.015), (w / 2, d / 2, 0.015), st.counter)
+            box(body, None, (0, 0.01, h + 0.5), (w / 2 - 0.1, 0.01, 0.3),
+                (0.75, 0.85, 0.9, 1))  # mirror
+            top = (0.0, d / 2, h + 0.03)
+    site = body.add_site(name=f"{name}_top", pos=r4((top[0], top[1], top[2] + 0.05)),
+                         size=r4((half[0], half[1], 0.05)), type=mujoco.mjtGeom.mjGEOM_BOX,
+                         rgba=[0, 0, 1, 0.2], group=4)
+    return ReceptacleInfo(name, kind, room, body.name, site.name, top, half)
+
+
+__all__ = ["SIZES", "ROOM_FURNITURE", "ReceptacleInfo", "build", "STATIC"]

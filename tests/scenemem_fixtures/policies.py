@@ -1,0 +1,110 @@
+"""Card-interface policies for harness tests, loaded by path (``.../policies.py:Class``).
+
+They drive the env only through actions, as a real policy must.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import Any
+
+import numpy as np
+
+from recallbench.benchmarks.scenemem.policy import BasePolicy
+
+
+def _category(instruction: str) -> str:
+    m = re.search(r"where the (.+?) is placed", instruction) or re.search(
+        r"Put the (.+?) back", instruction
+    )
+    return m.group(1) if m else instruction
+
+
+class Idle(BasePolicy):
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        self.videos = video_paths
+
+    def get_action(self, env: Any) -> np.ndarray:
+        return np.zeros(env.action_dim)
+
+
+class Oracle(BasePolicy):
+    """Knows the answer from ep_meta["answers"]; drives there and pulls the fixture open."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        assert len(video_paths) == 3 and all(os.path.isfile(p) for p in video_paths)
+        self.category = _category(instruction)
+
+    def get_action(self, env: Any) -> np.ndarray:
+        meta = env.get_ep_meta()
+        target = meta["answers"][self.category]
+        sim = env.sim
+        base = sim.data.body_xpos[sim.model.body_name2id("mobilebase0_support")][:2]
+        goal = sim.data.body_xpos[sim.model.body_name2id(target)][:2]
+        action = np.zeros(env.action_dim)
+        delta = goal - base
+        if np.linalg.norm(delta) > 0.6:
+            action[:2] = np.clip(2.0 * delta, -1, 1)
+        else:
+            action[meta["actuators"][target]] = 1.0
+        return action
+
+
+class RandomWalk(BasePolicy):
+    """Draws from the global numpy generator, which the harness seeds per test."""
+
+    delay = 0.0
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        self.steps = 0
+
+    def get_action(self, env: Any) -> np.ndarray:
+        if self.delay:
+            time.sleep(self.delay)
+        self.steps += 1
+        return np.random.uniform(-1.0, 1.0, env.action_dim)
+
+
+class SlowRandomWalk(RandomWalk):
+    delay = 0.02
+
+
+class Faulty(BasePolicy):
+    """Misbehaves as the probed category says: each test exercises one fault."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        self.mode = _category(instruction)
+        if self.mode == "raise_reset":
+            raise RuntimeError("model weights missing")
+
+    def get_action(self, env: Any) -> Any:
+        mode = self.mode
+        if mode == "raise_action":
+            raise ValueError("bad observation key")
+        if mode == "nan":
+            return np.full(env.action_dim, np.nan)
+        if mode == "inf":
+            out = np.zeros(env.action_dim)
+            out[0] = np.inf
+            return out
+        if mode == "wrong_shape":
+            return np.zeros(env.action_dim + 1)
+        if mode == "not_numeric":
+            return "forward"
+        if mode == "hang":
+            time.sleep(3600)
+        if mode == "crash":
+            os._exit(3)  # the worker process dies outright
+        return np.zeros(env.action_dim)
+
+
+class BrokenConstructor(BasePolicy):
+    def __init__(self) -> None:
+        raise RuntimeError("CUDA not available")
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None: ...
+
+    def get_action(self, env: Any) -> np.ndarray:
+        return np.zeros(env.action_dim)

@@ -1,0 +1,98 @@
+"""Agent registry: built-ins, installed entry points, module:Class and file.py:Class."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from recallbench.agents.baselines import OracleAgent, RandomAgent
+from recallbench.agents.registry import BUILTIN_AGENTS, list_agents, load_agent, resolve_agent
+from recallbench.cli import main
+
+VAL = Path("/work/shared/data/findingdory-val-qa.json")
+
+AGENT_SOURCE = textwrap.dedent(
+    """
+    from recallbench.agents.base import FrameAnswer
+
+
+    class LastFrame:
+        name = "last-frame"
+        privileged = False
+
+        def __init__(self, offset=0):
+            self.offset = offset
+
+        def select_frames(self, query, frames):
+            n = query.num_targets or 1
+            return FrameAnswer(frame_indices=[len(query.offered_frames) - 1 - self.offset] * n)
+    """
+)
+
+
+@pytest.fixture
+def installed_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A real installed distribution: a module plus a dist-info with an entry point."""
+    (tmp_path / "rb_plugin_agents.py").write_text(AGENT_SOURCE)
+    info = tmp_path / "rb_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rb-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[recallbench.agents]\nlast-frame = rb_plugin_agents:LastFrame\n"
+        "oracle = rb_plugin_agents:LastFrame\n"  # must not shadow the built-in
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def test_builtins_load_by_name() -> None:
+    assert {"oracle", "random", "blind", "recency"} <= set(BUILTIN_AGENTS)
+    assert isinstance(load_agent("oracle"), OracleAgent)
+    agent = load_agent("random", seed=4)
+    assert isinstance(agent, RandomAgent) and agent.seed == 4
+    assert resolve_agent("recallbench.agents.baselines:BlindAgent").__name__ == "BlindAgent"
+
+
+def test_entry_point_agents_are_listed_and_loaded(installed_plugin: Path) -> None:
+    agents = list_agents()
+    assert agents["last-frame"]["target"] == "rb_plugin_agents:LastFrame"
+    assert agents["last-frame"]["source"] == "entry point (rb-plugin)"
+    assert agents["oracle"]["source"] == "builtin"
+    agent = load_agent("last-frame", offset=2)
+    assert agent.offset == 2 and type(agent).__name__ == "LastFrame"
+    assert isinstance(load_agent("oracle"), OracleAgent)
+
+
+def test_list_agents_command(installed_plugin: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["list", "agents"]) == 0
+    out = capsys.readouterr().out
+    assert "last-frame" in out and "rb-plugin" in out and "recency" in out
+
+
+def test_file_path_spec_and_errors(tmp_path: Path) -> None:
+    path = tmp_path / "my_agent.py"
+    path.write_text(AGENT_SOURCE)
+    agent = load_agent(f"{path}:LastFrame", offset=1)
+    assert agent.offset == 1
+    with pytest.raises(ValueError, match="unknown agent 'nope'"):
+        load_agent("nope")
+    with pytest.raises(ValueError, match="has no attribute 'Missing'"):
+        load_agent(f"{path}:Missing")
+    with pytest.raises(ValueError, match="cannot import module"):
+        load_agent("no_such_module_xyz:Agent")
+    with pytest.raises(ValueError, match="not found"):
+        load_agent(f"{tmp_path / 'absent.py'}:A")
+
+
+@pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+def test_entry_point_agent_runs_by_name(installed_plugin: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    args = ["findingdory", "--data", str(VAL), "--agent", "last-frame", "--out", str(run)]
+    assert main([*args, "--limit", "30", "--agent-arg", "offset=1"]) == 0
+    records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 30 and all(r["frame_indices"][0] == 94 for r in records)
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["agent"] == "last-frame" and manifest["agent_kwargs"] == {"offset": 1}

@@ -1,0 +1,303 @@
+"""FindingDory CLIs end to end: a generated-format suite with real mp4 videos and per-frame
+annotations, agents run by name, resume, re-scoring and scoring predictions made elsewhere."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from recallbench.benchmarks.findingdory.annotations import Entity, EpisodeAnnotations, save_episode
+from recallbench.cli import main
+from recallbench.video import VideoWriter
+
+VAL = Path("/work/shared/data/findingdory-val-qa.json")
+F = 200  # frames per episode
+SIZE = 64
+# entity -> (kind, colour drawn while it is in view, start distance, position on a line)
+ENTITIES = {
+    "mug": ("object", (0, 255, 0), 4.0, 4.0),
+    "table": ("receptacle", (255, 0, 0), 2.0, -2.0),
+    "sofa": ("receptacle", (0, 0, 255), 6.0, 6.0),
+    "kitchen": ("room", None, 1.0, 1.0),
+}
+
+
+def episode_arrays(shift: int) -> EpisodeAnnotations:
+    names = list(ENTITIES)
+    dist = np.full((F, 4), 9.0, np.float32)
+    ang = np.full((F, 4), 3.0, np.float32)
+    cov = np.zeros((F, 4), np.float32)
+    room = np.zeros((F, 4), bool)
+
+    def view(e: int, lo: int, hi: int, d: float, c: float) -> None:
+        dist[lo + shift : hi + shift, e] = d
+        ang[lo + shift : hi + shift, e] = 0.0
+        cov[lo + shift : hi + shift, e] = c
+
+    view(0, 30, 40, 1.0, 0.0)  # mug close but hidden: DTG only
+    view(0, 40, 60, 1.5, 0.05)  # mug: full predicate
+    view(0, 60, 70, 2.5, 0.05)  # mug seen from too far: SC only
+    view(1, 100, 120, 0.05, 0.05)  # table viewpoint
+    view(2, 150, 170, 0.05, 0.05)  # sofa viewpoint
+    room[0 + shift : 100 + shift, 3] = True  # kitchen
+    pos = np.array([v[3] for v in ENTITIES.values()])
+    return EpisodeAnnotations(
+        pose=np.zeros((F, 3), np.float32),
+        times=[
+            f"{6 + (i * 16 * 60 // F) // 60:02d}:{(i * 16 * 60 // F) % 60:02d}" for i in range(F)
+        ],
+        entities=[Entity(n, ENTITIES[n][0], n, n, {}) for n in names],
+        distance=dist,
+        angle=ang,
+        coverage=cov,
+        in_room=room,
+        start_distance=np.array([v[2] for v in ENTITIES.values()], np.float32),
+        entity_distance=np.abs(pos[:, None] - pos[None]).astype(np.float32),
+        events=[
+            {"start": 40 + shift, "end": 59 + shift, "kind": "pick", "object": "mug"},
+            {"start": 150 + shift, "end": 169 + shift, "kind": "place", "object": "mug"},
+        ],
+    )
+
+
+def write_video(path: Path, ann: EpisodeAnnotations) -> None:
+    with VideoWriter(path, fps=10, width=SIZE, height=SIZE) as writer:
+        for f in range(F):
+            frame = np.full((SIZE, SIZE, 3), 90, np.uint8)
+            for e, (_, colour, _, _) in enumerate(ENTITIES.values()):
+                if colour is not None and ann.coverage[f, e] >= 0.001:
+                    frame[30:54, 20:44] = colour  # the entity fills the view
+            writer.write(frame)
+
+
+QUESTIONS = [  # (question, category, group, subgoals, ordered)
+    ("Navigate to a mug.", "Object Recall", "Single-Goal Spatial Tasks", [["mug"]], False),
+    ("Navigate to any receptacle you interacted with.", "Interaction",
+     "Single-Goal Spatial Tasks", [["table", "sofa"]], False),
+    ("Revisit all the receptacles you interacted with yesterday.", "Unordered Revisitation",
+     "Multi-Goal Tasks", [["table"], ["sofa"]], False),
+    ("Revisit all the receptacles you placed objects on yesterday in specific order. The order "
+     "to revisit them is: second, first.", "Ordered Revisitation", "Multi-Goal Tasks",
+     [["sofa"], ["table"]], True),
+    ("Navigate to a room that you did not visit yesterday.", "Room Visitation",
+     "Single-Goal Spatial Tasks", [[]], False),
+    ("Navigate to the room where you picked the mug from.", "Room Visitation",
+     "Single-Goal Spatial Tasks", [["kitchen"]], False),
+]  # fmt: skip
+
+
+def build_suite(root: Path) -> Path:
+    rows = []
+    for ep_id, shift in (("ep_a", 0), ("ep_b", 10)):
+        ann = episode_arrays(shift)
+        save_episode(root / "episodes" / ep_id, ann)
+        write_video(root / "videos" / f"{ep_id}.mp4", ann)
+        sat = ann.satisfied("full")
+        for n, (q, cat, group, subgoals, ordered) in enumerate(QUESTIONS):
+            answer = []
+            for sub in subgoals:
+                cols = [ann.entity_index(e) for e in sub]
+                frames = np.flatnonzero(sat[:, cols].any(1)).tolist() if cols else []
+                answer.append(frames or [-1])
+            rows.append({
+                "id": f"{ep_id}-{n}", "question": f"The robot's goal is: {q}",
+                "video": f"videos/{ep_id}.mp4", "answer": answer,
+                "high_level_category": group, "low_level_category": cat, "ep_id": ep_id,
+                "subgoals": subgoals, "ordered": ordered, "answer_frames": None, "num_frames": F,
+            })  # fmt: skip
+    (root / "qa.json").write_text(json.dumps(rows, indent=1))
+    return root
+
+
+PIXEL_AGENT = textwrap.dedent(
+    """
+    import numpy as np
+    from recallbench.agents.base import FrameAnswer
+
+    class GreenSeeker:
+        '''Looks at the decoded, stamped frames and picks the greenest one (the mug).'''
+        name = "green"
+        privileged = False
+
+        def select_frames(self, query, frames):
+            images = frames.frames()
+            assert len(images) == len(query.offered_frames)
+            green = [float((img[28:56, 18:46, 1] > 200).mean()) for img in images]
+            best = int(np.argmax(green))
+            return FrameAnswer(response='{"frame_indices": %s}' % ([best] * query.num_targets))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def suite_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_suite(tmp_path_factory.mktemp("fd_suite"))
+
+
+def run(*args: str) -> int:
+    return main(["findingdory", *args])
+
+
+def summary_of(run_dir: Path) -> dict:
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def test_oracle_on_generated_suite_all_hl_metrics(suite_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "oracle"
+    assert (
+        run("--data", str(suite_dir), "--agent", "oracle", "--frames", "24", "--out", str(out)) == 0
+    )
+    s = summary_of(out)["overall"]
+    assert s["hl_sr"]["value"] == pytest.approx(10 / 12)  # only "a room you did not visit" fails
+    assert s["dtg_sr"]["value"] == pytest.approx(10 / 12)
+    assert s["sc_sr"]["value"] == pytest.approx(10 / 12)
+    assert s["hl_spl"]["n"] == 8 and s["hl_spl"]["value"] == pytest.approx(6 / 8)
+    assert s["ll_sr"]["value"] is None and "rollout" in s["ll_sr"]["na_reason"]
+    for m in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl"):
+        assert s[m]["lo"] <= s[m]["value"] <= s[m]["hi"]
+    records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    assert all(len(r["offered_frames"]) == 24 for r in records)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["frames"] == 24 and manifest["agent"] == "oracle"
+    assert len(manifest["data_sha256"]) == 64 and manifest["scoring"] == "published"
+
+
+def test_pixel_agent_reads_the_real_video(suite_dir: Path, tmp_path: Path) -> None:
+    agent_file = tmp_path / "green.py"
+    agent_file.write_text(PIXEL_AGENT)
+    out = tmp_path / "green"
+    spec = f"{agent_file}:GreenSeeker"
+    assert run("--data", str(suite_dir), "--agent", spec, "--frames", "24", "--out", str(out)) == 0
+    by_id = {}
+    for line in (out / "records.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        by_id[r["key"]] = r
+    s = summary_of(out)
+    # the greenest frame answers "a mug" and "the room where you picked the mug" correctly
+    assert s["overall"]["hl_sr"]["value"] == pytest.approx(4 / 12)
+    assert s["by_category"]["Object Recall"]["hl_sr"]["value"] == 1.0
+    assert by_id["ep_b-0"]["response"].startswith('{"frame_indices"')
+    # frame 51 is the first offered frame showing the mug in ep_b (shifted by 10)
+    assert by_id["ep_b-0"]["offered_frames"][json.loads(by_id["ep_b-0"]["response"])[
+        "frame_indices"][0]] == 51  # fmt: skip
+
+
+def test_resume_gives_identical_records(suite_dir: Path, tmp_path: Path) -> None:
+    full, part = tmp_path / "full", tmp_path / "part"
+    base = ["--data", str(suite_dir), "--agent", "random", "--frames", "24", "--seed", "3"]
+    assert run(*base, "--out", str(full)) == 0
+    assert run(*base, "--out", str(part), "--limit", "5") == 0
+    assert run(*base, "--out", str(part)) == 2  # records exist and no --resume: refuse
+    assert run(*base, "--out", str(part), "--resume") == 0
+
+    def answers(d: Path) -> dict:
+        rows = [json.loads(x) for x in (d / "records.jsonl").read_text().splitlines()]
+        return {r["key"]: r["frame_indices"] for r in rows}
+
+    assert answers(part) == answers(full) and len(answers(full)) == 12
+    assert run(*base[:-1], "4", "--out", str(part), "--resume") == 2  # different seed: refuse
+
+
+def test_recency_with_privileged_events(suite_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "recency"
+    args = ["--data", str(suite_dir), "--agent", "recency", "--frames", "24", "--out", str(out)]
+    assert run(*args, "--agent-arg", "use_events=true") == 0
+    rows = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    first = next(r for r in rows if r["key"] == "ep_a-0")
+    # last interaction = the place on the sofa, frames 150..169: the middle offered frame there
+    assert 150 <= first["offered_frames"][first["frame_indices"][0]] <= 169
+
+
+def test_score_run_rescoring_and_report(suite_dir: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "o"
+    assert (
+        run("--data", str(suite_dir), "--agent", "oracle", "--frames", "24", "--out", str(out)) == 0
+    )
+    before = summary_of(out)
+    lines = (out / "records.jsonl").read_text().splitlines()
+    # damage one answer in the log: re-scoring must see it without re-running the agent
+    rec = json.loads(lines[0])
+    rec["frame_indices"] = None
+    rec["response"] = "I cannot tell"
+    (out / "records.jsonl").write_text("\n".join([json.dumps(rec), *lines[1:]]) + "\n")
+    assert main(["score", str(out)]) == 0
+    after = summary_of(out)
+    assert after["overall"]["failures"].get("response_error") == 1
+    assert after["overall"]["hl_sr"]["value"] < before["overall"]["hl_sr"]["value"]
+    assert main(["score", str(out), "--official"]) == 0
+    official = summary_of(out)
+    assert (
+        official["scoring"] == "official"
+        and "response_error" not in official["overall"]["failures"]
+    )
+    capsys.readouterr()
+    assert main(["report", str(out), "--by-template"]) == 0
+    assert "By template" in capsys.readouterr().out
+    assert main(["score", str(tmp_path / "nothing")]) == 2
+
+
+def test_frames_sweep(suite_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    args = [
+        "--data",
+        str(suite_dir),
+        "--agent",
+        "oracle",
+        "--frames-sweep",
+        "8,24",
+        "--out",
+        str(out),
+    ]
+    assert run(*args) == 0
+    s8, s24 = summary_of(out / "K8"), summary_of(out / "K24")
+    assert s8["frames"] == 8 and s24["frames"] == 24
+    # with 8 frames of 200 some 20-frame windows are missed: the oracle cannot do better
+    assert s8["overall"]["hl_sr"]["value"] <= s24["overall"]["hl_sr"]["value"]
+
+
+@pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
+    rows = [r for r in json.loads(VAL.read_text()) if len(r["answer"]) == 1][:4]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(
+        "\n".join(
+            [
+                json.dumps({"id": rows[0]["id"], "frame_indices": [rows[0]["answer"][0][0]]}),
+                json.dumps(
+                    {
+                        "id": rows[1]["id"],
+                        "response": "```json\n"
+                        + json.dumps({"frame_indices": [rows[1]["answer"][0][0]]})
+                        + "\n```",
+                    }
+                ),
+                json.dumps({"id": rows[2]["id"], "response": "no idea"}),
+                json.dumps({"id": rows[3]["id"], "frame_indices": [500]}),
+            ]
+        )  # fmt: skip
+    )
+    summary = tmp_path / "summary.json"
+    code = main(["findingdory", "score", "--data", str(VAL), "--predictions", str(preds),
+                 "--out", str(summary)])  # fmt: skip
+    assert code == 0
+    s = json.loads(summary.read_text())
+    assert s["cases_recorded"] == 4 and s["overall"]["hl_sr"]["value"] == 0.5
+    assert s["overall"]["failures"] == {"response_error": 1, "out_of_bounds_pred": 1}
+    assert "5872 cases have no prediction" in capsys.readouterr().out
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 0, "frame_indices": [1]}\n{"frame_indices": [2]}\n')
+    assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(bad)]) == 2
+    assert "line 2: id" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+def test_public_file_refuses_other_budgets(tmp_path: Path, capsys) -> None:
+    code = run(
+        "--data", str(VAL), "--agent", "random", "--frames", "48", "--out", str(tmp_path / "r")
+    )
+    assert code == 2
+    assert "96-frame" in capsys.readouterr().out

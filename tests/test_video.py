@@ -1,0 +1,148 @@
+"""Video package: real mp4 files written by VideoWriter, read back by VideoFrames (PyAV)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from recallbench.errors import InputError
+from recallbench.video import (
+    VideoFrames,
+    VideoWriter,
+    count_frames,
+    stamp_frame,
+    subsample_indices,
+)
+
+W, H = 96, 64
+BITS = 12
+BLOCK = 8
+
+
+def coded_frame(i: int) -> np.ndarray:
+    """A frame whose index is written as 12 black/white 8x8 blocks along the bottom rows, which
+    survives lossy H.264; the rest is a smooth colour ramp so frames differ everywhere."""
+    frame = np.full((H, W, 3), 40, np.uint8)
+    frame[: H - BLOCK, :, 1] = (i * 7) % 200
+    for b in range(BITS):
+        if (i >> b) & 1:
+            frame[H - BLOCK :, b * BLOCK : (b + 1) * BLOCK] = 255
+    return frame
+
+
+def decode_code(frame: np.ndarray) -> int:
+    rows = frame[-BLOCK + 2 : -2]
+    value = 0
+    for b in range(BITS):
+        if rows[:, b * BLOCK + 2 : (b + 1) * BLOCK - 2].mean() > 128:
+            value |= 1 << b
+    return value
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("video") / "day.mp4"
+    with VideoWriter(path, fps=10, width=W, height=H, gop=10) as writer:
+        for i in range(300):
+            writer.write(coded_frame(i))
+    return path
+
+
+def test_subsample_matches_findingdory_linspace() -> None:
+    got = subsample_indices(4000, 96)
+    assert got.tolist() == np.linspace(0, 3999, 96, dtype=int).tolist()
+    assert got[0] == 0 and got[-1] == 3999 and len(got) == 96
+    assert subsample_indices(50, 96).tolist() == list(range(50))
+    assert subsample_indices(96, 96).tolist() == list(range(96))
+    # truncation, not rounding: linspace(0, 9, 4) = 0, 3, 6, 9; linspace(0, 10, 4) -> 0, 3, 6, 10
+    assert subsample_indices(11, 4).tolist() == [0, 3, 6, 10]
+    with pytest.raises(ValueError):
+        subsample_indices(10, 0)
+
+
+def test_writer_reader_round_trip_keeps_frame_identity(video: Path) -> None:
+    assert count_frames(video) == 300
+    offered = subsample_indices(300, 24)
+    source = VideoFrames(video, offered, stamp=False)
+    assert len(source) == 24
+    frames = source.frames()
+    assert [decode_code(f) for f in frames] == offered.tolist()
+    for f, i in zip(frames, offered, strict=True):
+        assert f.shape == (H, W, 3) and f.dtype == np.uint8
+        # lossy codec: pixels close to what was written, not identical
+        assert np.abs(f.astype(int) - coded_frame(int(i)).astype(int)).mean() < 6
+
+
+def test_positions_subset_order_and_duplicates(video: Path) -> None:
+    source = VideoFrames(video, [5, 250, 5, 17], stamp=False)
+    frames = source.frames([3, 1, 0, 2])
+    assert [decode_code(f) for f in frames] == [17, 250, 5, 5]
+    assert source.original_index(1) == 250
+
+
+def test_frames_decoded_once_then_served_from_memory(video: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.mp4"
+    copy.write_bytes(video.read_bytes())
+    source = VideoFrames(copy, [0, 100, 299], stamp=False)
+    first = source.frames()
+    copy.unlink()  # a second decode would now fail: the frames must come from the one pass
+    again = source.frames([2, 0])
+    assert np.array_equal(again[0], first[2]) and np.array_equal(again[1], first[0])
+
+
+def test_stamp_writes_position_and_time_top_left_only(video: Path) -> None:
+    plain = VideoFrames(video, [10, 20], stamp=False).frames()
+    stamped = VideoFrames(video, [10, 20], times_of_day=["06:00", "09:41"]).frames()
+    for a, b in zip(plain, stamped, strict=True):
+        diff = np.abs(a.astype(int) - b.astype(int)).sum(axis=2) > 0
+        ys, xs = np.nonzero(diff)
+        assert len(ys) > 50, "stamp must be visible"
+        assert ys.max() < H // 2 and xs.max() < W * 0.9  # confined to the top-left box
+        assert decode_code(b) == decode_code(a)  # bottom of the frame untouched
+    # different index / time -> different stamp pixels
+    s0 = stamp_frame(plain[0], 0, "06:00")
+    s1 = stamp_frame(plain[0], 7, "06:00")
+    s2 = stamp_frame(plain[0], 0, "21:59")
+    assert not np.array_equal(s0, s1) and not np.array_equal(s0, s2)
+    assert np.array_equal(stamp_frame(plain[0], 3, None), stamp_frame(plain[0], 3, None))
+
+
+def test_times_of_day_per_original_frame(video: Path) -> None:
+    times = [f"{6 + i // 60:02d}:{i % 60:02d}" for i in range(300)]
+    by_original = VideoFrames(video, [0, 299], times_of_day=times).frames()
+    by_offered = VideoFrames(video, [0, 299], times_of_day=[times[0], times[299]]).frames()
+    assert all(np.array_equal(a, b) for a, b in zip(by_original, by_offered, strict=True))
+    with pytest.raises(InputError, match="times_of_day"):
+        VideoFrames(video, [0, 299], times_of_day=["06:00"] * 5)
+
+
+def test_resize_while_decoding(video: Path) -> None:
+    (frame,) = VideoFrames(video, [42], stamp=False, size=(2 * W, 2 * H)).frames()
+    assert frame.shape == (2 * H, 2 * W, 3)
+
+
+def test_bad_inputs_name_the_file(video: Path, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="missing.mp4"):
+        VideoFrames(tmp_path / "missing.mp4", [0])
+    with pytest.raises(InputError, match="missing.mp4"):
+        count_frames(tmp_path / "missing.mp4")
+    beyond = VideoFrames(video, [10, 300])
+    with pytest.raises(InputError, match="offered"):
+        beyond.frames()
+    with pytest.raises(IndexError):
+        VideoFrames(video, [1, 2]).frames([2])
+    with pytest.raises(ValueError):
+        VideoWriter(tmp_path / "odd.mp4", 10, 31, 32)
+    with VideoWriter(tmp_path / "shape.mp4", 10, 32, 32) as writer, pytest.raises(ValueError):
+        writer.write(np.zeros((16, 32, 3), np.uint8))
+
+
+def test_count_frames_without_container_count(tmp_path: Path) -> None:
+    # Matroska stores no frame count, so counting falls back to demuxed packets.
+    path = tmp_path / "clip.mkv"
+    with VideoWriter(path, fps=5, width=32, height=32) as writer:
+        for i in range(37):
+            writer.write(coded_frame(i)[:32, :32])
+    assert count_frames(path) == 37
