@@ -292,6 +292,10 @@ def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
     bad.write_text('{"id": 0, "frame_indices": [1]}\n{"frame_indices": [2]}\n')
     assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(bad)]) == 2
     assert "line 2: id" in capsys.readouterr().out
+    k48 = tmp_path / "k48.jsonl"
+    k48.write_text(json.dumps({"id": 0, "frame_indices": [1], "offered_frames": list(range(48))}))
+    assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(k48)]) == 2
+    assert "96-frame" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
@@ -301,3 +305,70 @@ def test_public_file_refuses_other_budgets(tmp_path: Path, capsys) -> None:
     )
     assert code == 2
     assert "96-frame" in capsys.readouterr().out
+
+
+def test_all_six_metrics_from_recorded_ll_outcomes(suite_dir: Path, tmp_path: Path) -> None:
+    # The LL rollout (built-in world) appends its outcome under "ll"; scoring needs nothing else.
+    out = tmp_path / "ll"
+    assert (
+        run("--data", str(suite_dir), "--agent", "oracle", "--frames", "24", "--out", str(out)) == 0
+    )
+    rows = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    for n, r in enumerate(rows):
+        ok = n % 2 == 0
+        r["ll"] = {"success": ok, "path_length": 8.0, "steps": 60, "stopped": True,
+                   "target_in_view": ok, "stop_distance": 0.0 if ok else 3.0}  # fmt: skip
+    (out / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["score", str(out)]) == 0
+    s = summary_of(out)["overall"]
+    for m in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr", "ll_spl"):
+        assert s[m]["value"] is not None and s[m]["lo"] <= s[m]["value"] <= s[m]["hi"], m
+    assert s["ll_sr"]["value"] == 0.5 and s["ll_sr"]["n"] == 12
+    assert s["ll_failures"] == {"tgt_not_in_view_too_far": 6}
+    # LL-SPL of "Navigate to a mug" (L* = 4 m to the mug, 8 m walked) in both episodes: 0.5
+    by_id = {r["key"]: r for r in rows}
+    assert by_id["ep_a-0"]["ll"]["success"] and by_id["ep_b-0"]["ll"]["success"]
+    mug = summary_of(out)["by_category"]["Object Recall"]["ll_spl"]
+    assert mug["n"] == 2 and mug["value"] == pytest.approx(0.5)
+    # a failed rollout scores 0: the ordered revisits (rows 3 and 9) failed in both episodes
+    ordered = summary_of(out)["by_category"]["Ordered Revisitation"]["ll_spl"]
+    assert ordered["value"] == 0.0 and ordered["n"] == 2
+
+
+FAULTY_AGENT = textwrap.dedent(
+    """
+    from recallbench.agents.base import FrameAnswer
+
+    class Faulty:
+        name = "faulty"
+        privileged = False
+
+        def select_frames(self, query, frames):
+            kind = int(query.case_id.split("-")[1])
+            if kind == 0:
+                raise RuntimeError("model server down")
+            if kind == 1:
+                return FrameAnswer(frame_indices=[float("nan")])
+            if kind == 2:
+                return [3]  # not a FrameAnswer
+            if kind == 3:
+                return FrameAnswer(frame_indices=[0], info={"logprob": float("nan")})
+            return FrameAnswer(frame_indices=[0] * (query.num_targets or 1))
+    """
+)
+
+
+def test_faulty_agent_fails_cases_not_the_run(suite_dir: Path, tmp_path: Path) -> None:
+    agent_file = tmp_path / "faulty.py"
+    agent_file.write_text(FAULTY_AGENT)
+    out = tmp_path / "faulty"
+    spec = f"{agent_file}:Faulty"
+    assert run("--data", str(suite_dir), "--agent", spec, "--frames", "24", "--out", str(out)) == 0
+    by_id = {r["key"]: r for r in map(json.loads, (out / "records.jsonl").read_text().splitlines())}
+    assert len(by_id) == 12
+    assert "model server down" in by_id["ep_a-0"]["agent_error"]
+    assert by_id["ep_a-1"]["frame_indices"] is None and "nan" in by_id["ep_a-1"]["response"]
+    assert "FrameAnswer" in by_id["ep_a-2"]["agent_error"]
+    assert "nan" in by_id["ep_a-3"]["info"]["unloggable_info"]
+    failures = summary_of(out)["overall"]["failures"]
+    assert failures["response_error"] == 6  # kinds 0, 1, 2 in both episodes

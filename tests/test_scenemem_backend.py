@@ -38,17 +38,26 @@ def test_explicit_factory_wins(scenario):
 
 
 def test_env_kwargs_are_the_cards_with_cheap_rendering(scenario):
-    name, kw = backend.env_kwargs(scenario)
-    assert name == "MiniKitchen"
+    def with_args(args):
+        return scenario.__class__(**{**scenario.__dict__, "env_args": args})
+
+    # an explicit factory gets env_kwargs unchanged
+    name, kw, is_robosuite = backend.env_kwargs(scenario)
+    assert (name, kw, is_robosuite) == ("MiniKitchen", {"use_camera_obs": False}, False)
+    # robosuite: env_name inside env_kwargs wins (the card pops it there first); cameras on by
+    # default as on the card, offscreen renderer only with cameras, no horizon stop
+    args = {"env_name": "Outer", "env_kwargs": {"env_name": "Inner", "robots": "PandaOmron"}}
+    name, kw, is_robosuite = backend.env_kwargs(with_args(args))
+    assert name == "Inner" and is_robosuite
     assert kw == {
-        "use_camera_obs": False,
+        "robots": "PandaOmron",
+        "use_camera_obs": True,
         "has_renderer": False,
-        "has_offscreen_renderer": False,
+        "has_offscreen_renderer": True,
         "ignore_done": True,
     }
-    # env_name inside env_kwargs wins (the card pops it from there first); cameras default on
-    args = {"env_name": "Outer", "env_kwargs": {"env_name": "Inner", "robots": "PandaOmron"}}
-    name, kw = backend.env_kwargs(scenario.__class__(**{**scenario.__dict__, "env_args": args}))
-    assert name == "Inner" and kw["robots"] == "PandaOmron"
-    assert kw["use_camera_obs"] is True and kw["has_offscreen_renderer"] is True
-    assert "env_name" not in kw
+    args = {"env_name": "Door", "env_kwargs": {"use_camera_obs": False}}
+    assert backend.env_kwargs(with_args(args))[1]["has_offscreen_renderer"] is False
+    # the built-in world takes its own kwargs, untouched
+    args = {"env_name": "RecallbenchKitchen", "env_kwargs": {"seed": 3}}
+    assert backend.env_kwargs(with_args(args)) == ("RecallbenchKitchen", {"seed": 3}, False)

@@ -117,6 +117,9 @@ def test_cli_end_to_end_headless_on_robosuite(data_dir, tmp_path):
         assert rec["min_distance"] < 1.2
         assert rec["max_abs_qpos"] == pytest.approx(DOOR_START, abs=0.05)
     assert recs["OpenDoor_probe"]["steps"] == 6  # --max_steps wins over the spec
+    # both ran in one worker on one env object: the second did not inherit the first's state
+    a, b = recs["OpenDoor_probe"], recs["OpenDoor_probe_short"]
+    assert (a["min_distance"], a["max_abs_qpos"]) == (b["min_distance"], b["max_abs_qpos"])
     assert recs["OpenDoor_probe_short"]["steps"] == 6
     manifest = json.loads((tmp_path / "results_run" / "manifest.json").read_text())
     assert manifest["packages"]["robosuite"] == "1.5.2"

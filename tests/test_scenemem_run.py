@@ -35,8 +35,11 @@ def run_cli(*args: str, cwd: Path | None = None, check: int | None = 0):
 
 def records(run_dir: Path) -> dict[str, dict]:
     """Run-log records by key, without the wall time (the only field allowed to differ)."""
-    out = {}
-    for line in (run_dir / "runlog.jsonl").read_text().splitlines():
+    out: dict[str, dict] = {}
+    log = run_dir / "runlog.jsonl"
+    if not log.exists():  # killed before the log was opened
+        return out
+    for line in log.read_text().splitlines():
         rec = json.loads(line)
         assert rec["key"] not in out, f"{rec['key']} logged twice"
         rec.pop("wall_time")
@@ -426,3 +429,48 @@ def test_a_policy_written_for_the_card_runs_unchanged(tmp_path):
         cwd=tmp_path,
     )
     assert json.loads((tmp_path / "r2.json").read_text()) == results
+
+
+def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path):
+    data = random_data(tmp_path / "data", n=6)
+    out, run_dir = tmp_path / "r.json", tmp_path / "r_run"
+    args = ["--data_dir", str(data), "--policy", policy("SlowRandomWalk"), "--max_steps", "30"]
+    proc = subprocess.Popen(
+        [RECALLBENCH, "scenemem", *args, "--out", str(out), "--workers", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not records(run_dir) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert f"recallbench scenemem --resume {run_dir}" in err.replace("\n", "")
+    done = records(run_dir)
+    assert 1 <= len(done) < 6
+    run_cli("--resume", str(run_dir), "--workers", "2")
+    assert len(records(run_dir)) == 6
+    assert json.loads(out.read_text())["summary"]["total"] == 6
+
+
+def test_no_scenarios_is_an_error(tmp_path):
+    data = random_data(tmp_path / "data", n=1)
+    proc = run_cli(
+        "--data_dir",
+        str(data),
+        "--policy",
+        policy("Idle"),
+        "--out",
+        str(tmp_path / "r.json"),
+        "--filter",
+        "nothing_matches",
+        check=2,
+    )
+    assert "no scenario folders matching --filter 'nothing_matches'" in proc.stderr

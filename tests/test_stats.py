@@ -19,6 +19,14 @@ def test_bootstrap_matches_normal_approximation_for_a_proportion() -> None:
     assert lo < mean < hi
 
 
+def test_binary_shortcut_matches_resampling() -> None:
+    # 0/1 values are drawn as Binomial(n, p)/n; halving them forces the resampling path.
+    x = (np.random.default_rng(7).random(800) < 0.2).astype(float)
+    _, lo, hi = bootstrap_ci(x, n_resamples=4000)
+    _, lo2, hi2 = bootstrap_ci(x / 2, n_resamples=4000)
+    assert lo == pytest.approx(2 * lo2, abs=0.004) and hi == pytest.approx(2 * hi2, abs=0.004)
+
+
 def test_bootstrap_seeded_and_edge_cases() -> None:
     v = np.random.default_rng(3).random(50)
     assert bootstrap_ci(v, seed=5) == bootstrap_ci(v, seed=5)
@@ -36,8 +44,14 @@ def test_bootstrap_seeded_and_edge_cases() -> None:
 def test_summarize_slices_and_na() -> None:
     rows = [
         {"group": "A", "category": "a1", "template": "t1", "sr": 1.0, "spl": None},
-        {"group": "A", "category": "a2", "template": "t2", "sr": 0.0, "spl": None,
-         "failure": "misidentification"},  # fmt: skip
+        {
+            "group": "A",
+            "category": "a2",
+            "template": "t2",
+            "sr": 0.0,
+            "spl": None,
+            "failure": "misidentification",
+        },  # fmt: skip
         {"group": "B", "category": "b1", "template": "t3", "sr": 1.0, "spl": None},
     ]
     s = summarize(rows, ["sr", "spl"], na_reasons={"spl": "no distances"})

@@ -87,6 +87,7 @@ def test_frames_decoded_once_then_served_from_memory(video: Path, tmp_path: Path
     copy.write_bytes(video.read_bytes())
     source = VideoFrames(copy, [0, 100, 299], stamp=False)
     first = source.frames()
+    assert not first[0].flags.writeable  # shared frames cannot be altered by one caller
     copy.unlink()  # a second decode would now fail: the frames must come from the one pass
     again = source.frames([2, 0])
     assert np.array_equal(again[0], first[2]) and np.array_equal(again[1], first[0])
@@ -146,3 +147,32 @@ def test_count_frames_without_container_count(tmp_path: Path) -> None:
         for i in range(37):
             writer.write(coded_frame(i)[:32, :32])
     assert count_frames(path) == 37
+
+
+def test_seeking_decode_equals_one_sequential_pass(video: Path) -> None:
+    offered = [3, 4, 40, 41, 150, 150, 151, 290, 299]
+    sequential = VideoFrames(video, offered, stamp=False)
+    sequential.seek = False
+    seeking = VideoFrames(video, offered, stamp=False)
+    a, b = sequential.frames(), seeking.frames()
+    assert [decode_code(f) for f in b] == offered
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    # asking in pieces (later calls decode only what is missing) gives the same frames
+    pieces = VideoFrames(video, offered, stamp=False)
+    assert [decode_code(f) for f in pieces.frames([8, 0])] == [299, 3]
+    assert [decode_code(f) for f in pieces.frames()] == offered
+
+
+def test_seeking_needs_no_fallback_on_our_files(
+    video: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Our writer's files have a constant rate and a frame count, so every offered frame is
+    # found by seeking to its keyframe; the sequential fallback must not be needed.
+    def no_fallback(*args: object, **kwargs: object) -> None:
+        raise AssertionError("sequential fallback used")
+
+    monkeypatch.setattr(VideoFrames, "_decode_sequential", no_fallback)
+    offered = subsample_indices(300, 12)
+    assert [decode_code(f) for f in VideoFrames(video, offered, stamp=False).frames()] == list(
+        offered
+    )

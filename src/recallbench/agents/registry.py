@@ -24,6 +24,14 @@ BUILTIN_AGENTS: dict[str, str] = {
     "recency": "recallbench.agents.baselines:RecencyAgent",
     "vlm": "recallbench.agents.vlm:VLMAgent",
     "text-memory": "recallbench.agents.text_memory:TextMemoryAgent",
+    # SceneMem acting policies (built-in world): baselines and the hierarchical agent
+    "scenemem-search": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
+    "scenemem-random-actions": "recallbench.agents.scenemem_baselines:RandomActionPolicy",
+    "scenemem-random": "recallbench.agents.hierarchical:HierarchicalRandom",
+    "hierarchical": "recallbench.agents.hierarchical:HierarchicalSubtasks",
+    "hierarchical-embedding": "recallbench.agents.hierarchical:HierarchicalSubtasksEmbedding",
+    "hierarchical-privileged": "recallbench.agents.hierarchical:HierarchicalPrivileged",
+    "hierarchical-vlm": "recallbench.agents.hierarchical:HierarchicalVLM",
 }
 
 

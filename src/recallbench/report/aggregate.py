@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from recallbench.report.stats import bootstrap_ci
+import numpy as np
+
+from recallbench.report.stats import bootstrap_ci, bootstrap_ci_columns
 
 SLICES = ("group", "category", "template")
 
@@ -38,14 +40,29 @@ def summarize(
 
     def block(subset: list[Mapping[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {"n": len(subset)}
+        # Metrics present on the same instances share one set of bootstrap resamples.
+        by_mask: dict[tuple[bool, ...], list[str]] = {}
         for m in metrics:
-            out[m] = metric_summary([r.get(m) for r in subset], reason=na_reasons.get(m), seed=seed)
-        failures: dict[str, int] = {}
-        for r in subset:
-            f = r.get("failure")
-            if f:
-                failures[f] = failures.get(f, 0) + 1
-        out["failures"] = failures
+            mask = tuple(r.get(m) is not None for r in subset)
+            by_mask.setdefault(mask, []).append(m)
+        for mask, names in by_mask.items():
+            keep = [r for r, present in zip(subset, mask, strict=True) if present]
+            if not keep:
+                for m in names:
+                    out[m] = metric_summary([], reason=na_reasons.get(m))
+                continue
+            table = np.array([[float(r[m]) for m in names] for r in keep])
+            cis = bootstrap_ci_columns(table, seed=seed)
+            for m, (mean, lo, hi) in zip(names, cis, strict=True):
+                out[m] = {"value": mean, "lo": lo, "hi": hi, "n": len(keep)}
+        for key, field in (("failures", "failure"), ("ll_failures", "ll_failure")):
+            counts: dict[str, int] = {}
+            for r in subset:
+                f = r.get(field)
+                if f:
+                    counts[f] = counts.get(f, 0) + 1
+            if counts or key == "failures":
+                out[key] = counts
         return out
 
     summary: dict[str, Any] = {"overall": block(rows)}

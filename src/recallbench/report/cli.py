@@ -46,8 +46,12 @@ def _handle_report(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser("score", help="re-score a run from its records (no agent)")
     score.add_argument("run", help="run directory")
-    score.add_argument("--scoring", choices=("published", "official"), default=None,
-                       help="default: the run's own setting")
+    score.add_argument(
+        "--scoring",
+        choices=("published", "official"),
+        default=None,
+        help="default: the run's own setting",
+    )
     score.add_argument("--official", action="store_true", help="same as --scoring official")
     score.set_defaults(func=_handle_score)
     report = subparsers.add_parser("report", help="print a scored run's tables")

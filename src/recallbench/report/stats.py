@@ -23,22 +23,56 @@ def bootstrap_ci(
     arr = np.asarray(values, dtype=float)
     if arr.ndim != 1:
         raise ValueError(f"expected a 1-D array of per-instance values, got shape {arr.shape}")
+    (result,) = bootstrap_ci_columns(arr[:, None], n_resamples=n_resamples, ci=ci, seed=seed)
+    return result
+
+
+def bootstrap_ci_columns(
+    values: np.ndarray, *, n_resamples: int = 2000, ci: float = 0.95, seed: int = 0
+) -> list[tuple[float, float, float]]:
+    """``bootstrap_ci`` for each column of an (n, m) array, sharing one set of resamples.
+
+    Metrics of the same instances are resampled together (paired), which is both cheaper
+    (one index draw for all metrics) and the right thing for comparing them.
+    """
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 2:
+        raise ValueError(f"expected an (n, m) array, got shape {arr.shape}")
     if not 0 < ci < 1:
         raise ValueError(f"ci must be in (0, 1), got {ci}")
-    n = arr.size
+    n, m = arr.shape
     if n == 0:
-        return (float("nan"), float("nan"), float("nan"))
-    mean = float(arr.mean())
+        return [(float("nan"),) * 3] * m
+    means = arr.mean(axis=0)
     if n == 1:
-        return (mean, mean, mean)
+        return [(float(v), float(v), float(v)) for v in means]
     rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    # Chunk the index matrix so memory stays bounded (~8 MB) for large n.
+    boot = np.empty((n_resamples, m))
+    # For 0/1 values (success rates) the mean of a resample is exactly Binomial(n, p)/n, so
+    # those columns are drawn directly: same distribution, B draws instead of B * n.
+    binary = np.all((arr == 0) | (arr == 1), axis=0)
+    for j in np.flatnonzero(binary):
+        boot[:, j] = rng.binomial(n, means[j], size=n_resamples) / n
+    other = np.flatnonzero(~binary)
+    if other.size == 0:
+        return _percentiles(means, boot, ci)
+    arr = arr[:, other]
+    # Chunk the index matrix so memory stays bounded (~8 MB of indices) for large n.
     chunk = max(1, 1_000_000 // n)
     for start in range(0, n_resamples, chunk):
         stop = min(n_resamples, start + chunk)
         idx = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = arr[idx].mean(axis=1)
+        # How often each instance is drawn (one bincount), then all column means at once.
+        rows = stop - start
+        flat = (np.arange(rows)[:, None] * n + idx).ravel()
+        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n)
+        boot[start:stop, other] = counts @ arr / n
+    return _percentiles(means, boot, ci)
+
+
+def _percentiles(
+    means: np.ndarray, boot: np.ndarray, ci: float
+) -> list[tuple[float, float, float]]:
     alpha = (1 - ci) / 2
-    lo, hi = np.quantile(means, [alpha, 1 - alpha])
-    return (mean, float(lo), float(hi))
+    lo, hi = np.quantile(boot, [alpha, 1 - alpha], axis=0)
+    return [(float(means[j]), float(lo[j]), float(hi[j])) for j in range(len(means))]

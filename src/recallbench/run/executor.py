@@ -240,7 +240,3 @@ class ProcessExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def default_workers() -> int:
-    return os.cpu_count() or 1

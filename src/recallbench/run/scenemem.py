@@ -11,7 +11,6 @@ results.json (--out) is the card's schema exactly, rebuilt from the run log at t
 from __future__ import annotations
 
 import math
-import os
 import sys
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -150,16 +149,34 @@ def run_scenemem(
         if path not in sys.path:
             sys.path.insert(0, path)
     load_policy_class(config.policy, config.policy_paths)  # fail fast on a bad --policy
+    scenarios, errors = _load_scenarios(config, console)
+    _write_manifest(config, run_dir, workers, resume, scenarios)
+    done = completed(run_dir / RUNLOG)
+    _execute(config, run_dir, workers, scenarios, errors, done, console)
+    return _finish(config, run_dir, scenarios, errors, done, console)
 
+
+def _load_scenarios(
+    config: ScenememConfig, console: Console
+) -> tuple[list[Scenario], dict[str, str]]:
+    roots = discover_scenarios(config.data_dir, config.filter)
+    if not roots:
+        where = f" matching --filter {config.filter!r}" if config.filter else ""
+        raise InputError(config.data_dir, None, f"no scenario folders{where}")
     scenarios: list[Scenario] = []
     errors: dict[str, str] = {}
-    for root in discover_scenarios(config.data_dir, config.filter):
+    for root in roots:
         try:
             scenarios.append(load_scenario(root))
         except InputError as exc:
             errors[root.name] = str(exc)
             print_error(console, f"{exc} (scenario skipped)")
+    return scenarios, errors
 
+
+def _write_manifest(
+    config: ScenememConfig, run_dir: Path, workers: int, resume: bool, scenarios: list[Scenario]
+) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     if resume:
         manifest = read_manifest(run_dir)
@@ -173,27 +190,39 @@ def run_scenemem(
             benchmark="scenemem",
             config=asdict(config),
             workers=workers,
+            seeds={
+                "run": config.seed,
+                "per_test": "sha256('<run>:<scenario>/<test_id>')[:4] little-endian; in runlog",
+            },
             robocasa_imported=robocasa_available(),
             scenarios=[s.name for s in scenarios],
         )
     write_manifest(run_dir, manifest)
 
-    done = completed(run_dir / RUNLOG)
-    by_key: dict[str, tuple[Scenario, str, int]] = {}
+
+def _execute(
+    config: ScenememConfig,
+    run_dir: Path,
+    workers: int,
+    scenarios: list[Scenario],
+    errors: dict[str, str],
+    done: dict[str, dict[str, Any]],
+    console: Console,
+) -> None:
+    """Run every test without a record; append each record the moment its test ends."""
     executor = ProcessExecutor(
         WORKER_HANDLER, workers, config.test_timeout, log_path=run_dir / "workers.log"
     )
+    pending: dict[str, tuple[Scenario, str, int]] = {}
     total = 0
     for scenario in scenarios:
         for test in scenario.spec.tests:
             total += 1
             key = test_key(scenario.name, test.test_id)
-            if key in done:
-                continue
-            seed = case_seed(config.seed, key)
-            by_key[key] = (scenario, test.test_id, seed)
-            executor.submit(Task(key, _payload(config, scenario, test.test_id, seed)))
-
+            if key not in done:
+                seed = case_seed(config.seed, key)
+                pending[key] = (scenario, test.test_id, seed)
+                executor.submit(Task(key, _payload(config, scenario, test.test_id, seed)))
     progress = Progress(
         TextColumn("scenemem"),
         BarColumn(),
@@ -203,10 +232,11 @@ def run_scenemem(
         console=console,
     )
     with RunLog(run_dir / RUNLOG) as log, progress, executor:
-        bar = progress.add_task("tests", total=total, completed=total - len(by_key), last="")
+        bar = progress.add_task("tests", total=total, completed=total - len(pending), last="")
         for result in executor.results():
-            scenario, test_id, seed = by_key[result.key]
+            scenario, test_id, seed = pending[result.key]
             if result.value and "scenario_error" in result.value:
+                # Not logged: a fixed scenario is retried on --resume.
                 if scenario.name not in errors:
                     errors[scenario.name] = result.value["scenario_error"]
                     print_error(console, f"{errors[scenario.name]} (scenario skipped)")
@@ -218,8 +248,17 @@ def run_scenemem(
             status = "ok" if record["memory"] else (record["error"] or record["failed"])
             progress.update(bar, advance=1, last=f"{result.key}: {status}"[:60])
 
-    good = [s for s in scenarios if s.name not in errors]
-    plan = [(s.name, [t.test_id for t in s.spec.tests]) for s in good]
+
+def _finish(
+    config: ScenememConfig,
+    run_dir: Path,
+    scenarios: list[Scenario],
+    errors: dict[str, str],
+    done: dict[str, dict[str, Any]],
+    console: Console,
+) -> int:
+    """results.json (the card's schema) and summary.json, both from the log's records."""
+    plan = [(s.name, [t.test_id for t in s.spec.tests]) for s in scenarios if s.name not in errors]
     keys = {test_key(name, t) for name, ids in plan for t in ids}
     records = [done[k] for k in sorted(keys) if k in done]
     write_json_atomic(config.out, card_results(plan, done))
@@ -280,7 +319,3 @@ def print_error(console: Console, message: str) -> None:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def cpu_workers() -> int:
-    return os.cpu_count() or 1

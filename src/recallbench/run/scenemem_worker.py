@@ -45,11 +45,23 @@ def _scenario_env(scenario: Scenario) -> Any:
 
 
 def _policy(ref: str, paths: list[str], run_seed: int) -> Any:
+    """The worker's policy instance; a constructor failure is kept, not retried per test."""
     if ref not in _policies:
         # Seeded by the run, not by whichever test reaches this worker first.
         seed_globals(run_seed)
-        _policies[ref] = load_policy_class(ref, paths)()
+        try:
+            _policies[ref] = load_policy_class(ref, paths)()
+        except Exception as exc:
+            _policies[ref] = PolicyConstructionError(
+                f"policy constructor raised {type(exc).__name__}: {exc}"
+            )
+    if isinstance(_policies[ref], PolicyConstructionError):
+        raise _policies[ref]
     return _policies[ref]
+
+
+class PolicyConstructionError(Exception):
+    pass
 
 
 def run_test(payload: dict[str, Any]) -> dict[str, Any]:
@@ -63,8 +75,8 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
     policy, policy_error = None, None
     try:
         policy = _policy(payload["policy"], payload.get("policy_paths", []), payload["run_seed"])
-    except Exception as exc:
-        policy_error = f"policy constructor raised {type(exc).__name__}: {exc}"
+    except PolicyConstructionError as exc:
+        policy_error = str(exc)
     try:
         scenario = _scenarios.get(root) or load_scenario(root)
         _scenarios[root] = scenario

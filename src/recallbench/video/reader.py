@@ -7,6 +7,7 @@ memory is bounded by K frames whatever the video length.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -100,30 +101,106 @@ class VideoFrames:
             self._decode(missing)
         return [self._cache[p] for p in wanted]
 
+    # Seek to the keyframe before a wanted frame when that skips decoding; False = one
+    # sequential pass (always used when timestamps cannot be mapped to frame numbers).
+    seek: bool = True
+
     def _decode(self, positions: list[int]) -> None:
         # Several positions may show the same original frame (duplicates in ``offered``).
         by_frame: dict[int, list[int]] = {}
         for p in positions:
             by_frame.setdefault(self.offered[p], []).append(p)
-        last = max(by_frame)
-        width, height = self.size if self.size else (None, None)
-        index = -1
         with av.open(str(self.path)) as container:
             stream = container.streams.video[0]
-            stream.thread_type = "AUTO"  # frame-threaded decode; output order is unchanged
-            for index, frame in enumerate(container.decode(stream)):
-                if index in by_frame:
-                    if width is not None:
-                        rgb = frame.to_ndarray(format="rgb24", width=width, height=height)
-                    else:
-                        rgb = frame.to_ndarray(format="rgb24")
-                    for p in by_frame[index]:
-                        self._cache[p] = stamp_frame(rgb, p, self._times[p]) if self.stamp else rgb
-                if index >= last:
-                    break
+            clock = _constant_rate_clock(stream)
+            if clock is None or not self.seek:
+                # Frame threads pay off on a long pass; after every seek they would refill
+                # their pipeline (measured 2.6x slower in bench_video), so seeking is unthreaded.
+                stream.thread_type = "AUTO"
+                self._decode_sequential(container, stream, by_frame)
+            else:
+                self._decode_seeking(container, stream, by_frame, clock)
+
+    def _keep(self, frame: av.VideoFrame, positions: list[int]) -> None:
+        if self.size is not None:
+            width, height = self.size
+            rgb = frame.to_ndarray(format="rgb24", width=width, height=height)
+        else:
+            rgb = frame.to_ndarray(format="rgb24")
+        for p in positions:
+            kept = stamp_frame(rgb, p, self._times[p]) if self.stamp else rgb
+            # Frames are shared by every caller (and cached across questions): read-only, so
+            # one agent cannot alter what the next one sees.
+            kept.flags.writeable = False
+            self._cache[p] = kept
+
+    def _decode_sequential(
+        self, container: av.container.InputContainer, stream: av.VideoStream, by_frame: dict
+    ) -> None:
+        last = max(by_frame)
+        index = -1
+        for index, frame in enumerate(container.decode(stream)):
+            if index in by_frame:
+                self._keep(frame, by_frame[index])
+            if index >= last:
+                break
         if index < last:
             raise InputError(
-                self.path,
-                "offered",
-                f"frame {last} requested but the video has {index + 1} frames",
+                self.path, "offered", f"frame {last} requested but the video has {index + 1} frames"
             )
+
+    def _decode_seeking(
+        self,
+        container: av.container.InputContainer,
+        stream: av.VideoStream,
+        by_frame: dict,
+        clock: tuple[int, float, int],
+    ) -> None:
+        start, ticks_per_frame, total = clock
+        last = max(by_frame)
+        if last >= total:
+            raise InputError(
+                self.path, "offered", f"frame {last} requested but the video has {total} frames"
+            )
+        # Keyframe positions from the packet index (demuxing reads bytes, decodes nothing).
+        keyframes = sorted(
+            round((packet.pts - start) / ticks_per_frame)
+            for packet in container.demux(stream)
+            if packet.is_keyframe and packet.pts is not None
+        )
+        got: set[int] = set()
+        frames = None
+        here = -1  # index of the frame the decoder produced last
+        for target in sorted(by_frame):
+            if target in got:
+                continue
+            k = bisect.bisect_right(keyframes, target) - 1
+            key = keyframes[k] if k >= 0 else 0
+            if frames is None or key > here:  # a keyframe lies ahead: jump to it
+                container.seek(int(start + key * ticks_per_frame), stream=stream, backward=True)
+                frames = container.decode(stream)
+            for frame in frames:
+                if frame.pts is None:
+                    break
+                here = round((frame.pts - start) / ticks_per_frame)
+                if here in by_frame and here not in got:
+                    self._keep(frame, by_frame[here])
+                    got.add(here)
+                if here >= target:
+                    break
+        missing = {i: ps for i, ps in by_frame.items() if i not in got}
+        if missing:  # timestamps did not line up (e.g. a seek overshot): fall back, exactly
+            container.seek(0, stream=stream, backward=True)
+            self._decode_sequential(container, stream, missing)
+
+
+def _constant_rate_clock(stream: av.VideoStream) -> tuple[int, float, int] | None:
+    """(start pts, pts ticks per frame, frame count) when frame i has pts start + i * ticks,
+    which holds for constant-rate files that state their frame count; else None."""
+    rate = stream.average_rate
+    if not rate or not stream.frames or not stream.time_base or stream.duration is None:
+        return None
+    ticks = float(1 / (rate * stream.time_base))
+    if abs(stream.duration / ticks - stream.frames) > 0.5:  # variable rate or odd metadata
+        return None
+    return (stream.start_time or 0, ticks, int(stream.frames))

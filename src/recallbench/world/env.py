@@ -59,14 +59,26 @@ class HomeEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": CONTROL_FREQ}
     action_dim = 12
 
-    def __init__(self, seed: int = 0, style: int = 0, kind: str = "home", *,
-                 n_objects: int | None = None, cameras: Sequence[str] = (),
-                 camera_width: int = 256, camera_height: int = 256,
-                 camera_sizes: dict[str, tuple[int, int]] | None = None,
-                 camera_depths: bool = False, camera_segmentations: bool = False,
-                 control_freq: int = CONTROL_FREQ, horizon: int | None = None,
-                 render_mode: str | None = None, shadows: bool = False,
-                 xml: str | None = None, world_meta: dict | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        style: int = 0,
+        kind: str = "home",
+        *,
+        n_objects: int | None = None,
+        cameras: Sequence[str] = (),
+        camera_width: int = 256,
+        camera_height: int = 256,
+        camera_sizes: dict[str, tuple[int, int]] | None = None,
+        camera_depths: bool = False,
+        camera_segmentations: bool = False,
+        control_freq: int = CONTROL_FREQ,
+        horizon: int | None = None,
+        render_mode: str | None = None,
+        shadows: bool = False,
+        xml: str | None = None,
+        world_meta: dict | None = None,
+    ) -> None:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
         self.world_seed, self.style, self.kind, self.n_objects = seed, style, kind, n_objects
@@ -87,6 +99,11 @@ class HomeEnv(gym.Env):
             xml, world_meta = built.xml, built.meta
         elif world_meta is None:
             raise ValueError("world_meta is required with xml")
+        else:  # a saved world: its metadata, not the arguments, says which world it is
+            self.world_seed = int(world_meta.get("seed", seed))
+            self.style = int(world_meta.get("style", style))
+            self.kind = str(world_meta.get("kind", kind))
+            self.n_objects = world_meta.get("n_objects", n_objects)
         self._load(xml, world_meta)
         self.observation_space = self._make_obs_space()
 
@@ -123,8 +140,11 @@ class HomeEnv(gym.Env):
             if name.startswith("grasp_"):
                 self._grasp_eq[int(m.eq_obj2id[i])] = i
         self._graspable = np.array(sorted(self._grasp_eq), dtype=int)
-        self._free_joint_of = {int(m.jnt_bodyid[i]): i for i in range(m.njnt)
-                               if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE}
+        self._free_joint_of = {
+            int(m.jnt_bodyid[i]): i
+            for i in range(m.njnt)
+            if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE
+        }
         self._targets = np.zeros(len(arm))
         self._gripper_closed = False
         self._steps = 0
@@ -149,8 +169,10 @@ class HomeEnv(gym.Env):
             self._targets[:] = np.clip(d.qpos[self._arm_q], self._arm_lo, self._arm_hi)
             d.ctrl[self._arm_act] = self._targets
             d.ctrl[self._base_act] = 0.0
-            d.eq_active[:] = [0 if m.equality(i).name.startswith("grasp_") else d.eq_active[i]
-                              for i in range(m.neq)]
+            d.eq_active[:] = [
+                0 if m.equality(i).name.startswith("grasp_") else d.eq_active[i]
+                for i in range(m.neq)
+            ]
             if m.nuserdata:
                 d.userdata[:] = 0.0
                 d.userdata[0] = -1.0
@@ -185,11 +207,13 @@ class HomeEnv(gym.Env):
         super().reset(seed=seed)
         meta = self._ep_meta.get(EP_META_KEY)
         if meta is not None and (meta.get("seed"), meta.get("style"), meta.get("kind")) != (
-                self.world_seed, self.style, self.kind):
+            self.world_seed,
+            self.style,
+            self.kind,
+        ):
             # ep_meta names another world: rebuild it (RoboCasa rebuilds from layout/style too)
             self.world_seed, self.style, self.kind = meta["seed"], meta["style"], meta["kind"]
-            built = build_world(self.world_seed, self.style, self.kind,
-                                len(meta.get("objects", [])) or None)
+            built = build_world(self.world_seed, self.style, self.kind, meta.get("n_objects"))
             self._load(built.xml, built.meta)
         else:
             self._reset_data()
@@ -220,6 +244,11 @@ class HomeEnv(gym.Env):
         vf, vs = a[7] * BASE_LIN_SPEED, a[8] * BASE_LIN_SPEED
         d.ctrl[self._base_act] = (c * vf - s * vs, s * vf + c * vs, a[9] * BASE_YAW_SPEED)
         mujoco.mj_step(self.model, d, nstep=self.n_substeps)
+        # mj_step leaves poses one substep behind qpos: refresh them (cheap, no dynamics) so
+        # observations, renders and sim.data.body_xpos describe the current state
+        mujoco.mj_kinematics(self.model, d)
+        mujoco.mj_comPos(self.model, d)
+        mujoco.mj_camlight(self.model, d)
         self._steps += 1
         truncated = self.horizon is not None and self._steps >= self.horizon
         return self._get_observations(), 0.0, False, truncated, {}
@@ -257,9 +286,17 @@ class HomeEnv(gym.Env):
         mujoco.mju_mulQuat(quat, q1, rel_q)
         j = self._free_joint_of[body]
         qa, va = m.jnt_qposadr[j], m.jnt_dofadr[j]
-        d.qpos[qa:qa + 3] = p1 + pos
-        d.qpos[qa + 3:qa + 7] = quat
-        d.qvel[va:va + 6] = 0.0
+        d.qpos[qa : qa + 3] = p1 + pos
+        d.qpos[qa + 3 : qa + 7] = quat
+        d.qvel[va : va + 6] = 0.0
+
+    def eef_pos(self) -> np.ndarray:
+        """Grip site (``gripper0_grip_site``) in the world."""
+        return self.data.site_xpos[self._eef_site].copy()
+
+    @property
+    def eef_site_id(self) -> int:
+        return int(self._eef_site)
 
     def eef_pos_base(self) -> np.ndarray:
         """Grip site in the base frame (x forward, y left, z up from the floor)."""
@@ -292,8 +329,7 @@ class HomeEnv(gym.Env):
         if self._key_start >= 0:
             mujoco.mj_resetDataKeyframe(self.model, d, self._key_start)
         mujoco.mj_forward(self.model, d)
-        return NavGrid.from_model(self.model, d, resolution=resolution,
-                                  robot_radius=robot_radius)
+        return NavGrid.from_model(self.model, d, resolution=resolution, robot_radius=robot_radius)
 
     def step_discrete(self, action: int) -> dict[str, np.ndarray]:
         """FindingDory's discrete move on the nav grid (never through walls or furniture)."""
@@ -353,7 +389,9 @@ class HomeEnv(gym.Env):
         self._gripper_closed = False
 
     # ------------------------------------------------------------------ observations
-    def _get_observations(self) -> dict[str, np.ndarray]:
+    def _get_observations(self, force_update: bool = False) -> dict[str, np.ndarray]:
+        """robosuite-style observation dict (``force_update`` accepted for API parity; every
+        call reads the current state)."""
         d = self.data
         base = self._base_body
         eef = self._eef_site
@@ -367,10 +405,12 @@ class HomeEnv(gym.Env):
             "robot0_base_pose": d.qpos[self._base_q].copy(),
             "robot0_eef_pos": d.site_xpos[eef].copy(),
             "robot0_eef_quat": _quat_xyzw(d.xquat[self._eef_body]),
-            "robot0_base_to_eef_pos": np.array([c * rel[0] + s * rel[1],
-                                                -s * rel[0] + c * rel[1], rel[2]]),
+            "robot0_base_to_eef_pos": np.array(
+                [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]]
+            ),
             "robot0_arm_qpos": d.qpos[self._arm_q].copy(),
-            "robot0_gripper_qpos": np.array([0.0, 0.0]) if self._gripper_closed
+            "robot0_gripper_qpos": np.array([0.0, 0.0])
+            if self._gripper_closed
             else np.array([0.04, -0.04]),
             "robot0_grasped": np.array([0.0 if held is None else 1.0]),
         }
@@ -395,18 +435,24 @@ class HomeEnv(gym.Env):
             if self.camera_depths:
                 spaces[f"{cam}_depth"] = box(0, np.inf, (h, w), dtype=np.float32)
             if self.camera_segmentations:
-                spaces[f"{cam}_segmentation_instance"] = box(-1, self.model.nbody, (h, w),
-                                                             dtype=np.int32)
+                spaces[f"{cam}_segmentation_instance"] = box(
+                    -1, self.model.nbody, (h, w), dtype=np.int32
+                )
         return gym.spaces.Dict(spaces)
 
-    def render_camera(self, camera: str | mujoco.MjvCamera = "robot0_head",
-                      width: int | None = None, height: int | None = None,
-                      mode: str = "rgb") -> np.ndarray:
+    def render_camera(
+        self,
+        camera: str | mujoco.MjvCamera = "robot0_head",
+        width: int | None = None,
+        height: int | None = None,
+        mode: str = "rgb",
+    ) -> np.ndarray:
         """One frame of any camera: mode 'rgb' (H,W,3 uint8), 'depth' (H,W float32 m) or
         'segmentation' (H,W int32 body ids, -1 background)."""
         if width is None or height is None:
-            width, height = (HEAD_SIZE if camera == "robot0_head"
-                             else self.camera_sizes.get(camera, (256, 256)))
+            width, height = (
+                HEAD_SIZE if camera == "robot0_head" else self.camera_sizes.get(camera, (256, 256))
+            )
         if mode == "rgb":
             return self.renders.rgb(self.data, camera, width, height)
         if mode == "depth":
@@ -423,6 +469,33 @@ class HomeEnv(gym.Env):
         self.renders.close()
 
     # ------------------------------------------------------------------ lookups
+    def room_of(self, xy: Sequence[float]) -> str | None:
+        """Name of the room whose floor contains the point (None outside every room)."""
+        x, y = float(xy[0]), float(xy[1])
+        for r in self.world_meta["rooms"]:
+            x0, y0, x1, y1 = r["bounds"]
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                return r["name"]
+        return None
+
+    def approach_pose(self, name: str) -> np.ndarray:
+        """A navigable base pose in front of a fixture or receptacle, facing its root body:
+        the metadata's hint snapped to the navigation grid."""
+        entry = next(
+            (
+                e
+                for e in self.world_meta["fixtures"] + self.world_meta["receptacles"]
+                if e["name"] == name
+            ),
+            None,
+        )
+        if entry is None:
+            raise KeyError(f"no fixture or receptacle {name!r}")
+        xy = self.nav_grid.snap(np.asarray(entry["approach_pose"][:2], dtype=float))
+        target = self.data.xpos[self.model.body(entry["body_name"]).id]
+        yaw = math.atan2(target[1] - xy[1], target[0] - xy[0])
+        return np.array([xy[0], xy[1], yaw])
+
     def fixture(self, name: str) -> dict:
         for f in self.world_meta["fixtures"]:
             if f["name"] == name:

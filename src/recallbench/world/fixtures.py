@@ -15,7 +15,6 @@ from recallbench.world.mjcf import (
     CAPSULE,
     CYL,
     DOOR,
-    STATIC,
     VISUAL,
     box,
     geom,
@@ -147,7 +146,8 @@ def _door(
     if window:
         wx = (panel[0], T + 0.001, panel[2])
         box(body, None, wx, (w / 2 * 0.7, 0.001, h / 2 * 0.65), GLASS, VISUAL)
-    handle = body.add_body(name=f"{info.name}_{door}_handle", pos=r4(hpos))
+    # gravcomp: an opened door must stay where it is left, not sag under its handle's weight
+    handle = body.add_body(name=f"{info.name}_{door}_handle", pos=r4(hpos), gravcomp=1.0)
     box(handle, f"{info.name}_{door}_handle_g", (0, 0, 0), hhalf, handle_rgba, VISUAL, mass=0.1)
     # standoffs so the bar reads as a handle
     off = (0, -0.02, hhalf[2] * 0.8) if hinge != "bottom" else (hhalf[0] * 0.8, -0.02, 0)
@@ -167,6 +167,8 @@ def _door(
             "name": door,
             "joint": jname,
             "kind": "hinge",
+            "hinge": hinge,  # left / right (vertical axis) or bottom (drops down)
+            "size": r4((w, h)),
             "range": list(rng),
             "body": body.name,
             "handle_body": handle.name,
@@ -453,6 +455,8 @@ def drawer_unit(
             "name": "drawer",
             "joint": jname,
             "kind": "slide",
+            "hinge": "slide",
+            "size": r4((w, dz1 - dz0)),
             "range": list(DRAWER_RANGE),
             "body": drawer.name,
             "handle_body": handle.name,
@@ -479,6 +483,8 @@ def sink(world, name: str, room: str, pos, yaw: float, st: Style, width: float) 
     w, d, h = width, 0.58, 0.86
     body = _root(world, name, pos, yaw)
     _carcass(body, name, w, d, h - 0.2, st.cabinet)
+    # apron between the cabinet fronts and the counter top, hiding the basin
+    box(body, f"{name}_apron", (0, d + T / 2, h - 0.1), (w / 2, T / 2, 0.1), st.cabinet)
     for sx in (-1, 1):  # closed cabinet fronts under the sink
         box(
             body,
@@ -534,13 +540,15 @@ def sink(world, name: str, room: str, pos, yaw: float, st: Style, width: float) 
         armature=0.01,
         limited=1,
     )
-    geom(handle, f"{name}_handle_g", CYL, (0.02, 0.04), (0, 0, 0), steel, VISUAL, mass=0.1)
+    geom(handle, f"{name}_handle_base", CYL, (0.02, 0.04), (0, 0, 0), steel, VISUAL, mass=0.1)
+    # the lever tip is what the gripper holds: off the hinge axis, so pulling it turns the handle
+    lever = handle.add_body(name=f"{name}_handle_lever", pos=[0, 0.1, 0.03])
     geom(
-        handle,
-        None,
+        lever,
+        f"{name}_handle_g",
         CAPSULE,
         (0.01, 0.05),
-        (0, 0.05, 0.03),
+        (0, -0.04, 0),
         steel,
         VISUAL,
         quat=(0.7071, 0.7071, 0, 0),
@@ -552,9 +560,11 @@ def sink(world, name: str, room: str, pos, yaw: float, st: Style, width: float) 
             "name": "handle",
             "joint": jname,
             "kind": "hinge",
+            "hinge": "lever",
+            "size": [0.1, 0.04],
             "range": list(SINK_HANDLE_RANGE),
             "body": handle.name,
-            "handle_body": handle.name,
+            "handle_body": lever.name,
             "handle_geom": f"{name}_handle_g",
         }
     )

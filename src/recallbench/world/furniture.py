@@ -46,20 +46,32 @@ class ReceptacleInfo:
     top_half: tuple[float, float]
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "type": self.type, "room": self.room,
-                "body_name": self.body_name, "top_site": self.top_site,
-                "top_half_extents": r4(self.top_half)}
+        return {
+            "name": self.name,
+            "type": self.type,
+            "room": self.room,
+            "body_name": self.body_name,
+            "top_site": self.top_site,
+            "top_half_extents": r4(self.top_half),
+        }
 
 
 def _legs(body, w, d, h, rgba, inset=0.05, r=0.025, y0=0.0):
     for sx in (-1, 1):
         for sy in (0, 1):
-            geom(body, None, CYL, (r, (h - 0.04) / 2),
-                 (sx * (w / 2 - inset), y0 + inset + sy * (d - 2 * inset), (h - 0.04) / 2), rgba)
+            geom(
+                body,
+                None,
+                CYL,
+                (r, (h - 0.04) / 2),
+                (sx * (w / 2 - inset), y0 + inset + sy * (d - 2 * inset), (h - 0.04) / 2),
+                rgba,
+            )
 
 
-def build(world: mujoco.MjsBody, kind: str, name: str, room: str, pos, yaw: float,
-          st: Style) -> ReceptacleInfo:
+def build(
+    world: mujoco.MjsBody, kind: str, name: str, room: str, pos, yaw: float, st: Style
+) -> ReceptacleInfo:
     w, d, h, _ = SIZES[kind]
     body = world.add_body(name=f"{name}_main", pos=r4(pos), quat=yaw_quat(yaw))
     wood, fabric = st.wood, st.fabric
@@ -77,16 +89,20 @@ def build(world: mujoco.MjsBody, kind: str, name: str, room: str, pos, yaw: floa
                     geom(body, None, CYL, (0.02, 0.21), (c[0], c[1], 0.21), wood)
     elif kind == "sofa":
         box(body, f"{name}_base", (0, d / 2, 0.2), (w / 2, d / 2, 0.2), fabric)
-        box(body, f"{name}_seat", (0, d / 2 + 0.1, 0.45), (w / 2 - 0.2, d / 2 - 0.1, 0.05),
-            fabric)
+        box(body, f"{name}_seat", (0, d / 2 + 0.1, 0.45), (w / 2 - 0.2, d / 2 - 0.1, 0.05), fabric)
         box(body, f"{name}_back", (0, 0.1, 0.6), (w / 2, 0.1, 0.25), fabric)
         for sx in (-1, 1):
             box(body, None, (sx * (w / 2 - 0.1), d / 2, 0.55), (0.1, d / 2, 0.15), fabric)
         top, half = (0.0, d / 2 + 0.1, 0.5), (w / 2 - 0.35, d / 2 - 0.2)
     elif kind == "bed":
         box(body, f"{name}_frame", (0, d / 2, 0.17), (w / 2, d / 2, 0.15), wood)
-        box(body, f"{name}_mattress", (0, d / 2, 0.42), (w / 2 - 0.03, d / 2 - 0.03, 0.1),
-            (0.95, 0.95, 0.93, 1))
+        box(
+            body,
+            f"{name}_mattress",
+            (0, d / 2, 0.42),
+            (w / 2 - 0.03, d / 2 - 0.03, 0.1),
+            (0.95, 0.95, 0.93, 1),
+        )
         box(body, None, (0, d / 2 + 0.3, 0.53), (w / 2 - 0.02, d / 2 - 0.3, 0.012), fabric)
         box(body, f"{name}_headboard", (0, 0.04, 0.6), (w / 2, 0.04, 0.6), wood)
         for sx in (-0.4, 0.4):
@@ -110,17 +126,22 @@ def build(world: mujoco.MjsBody, kind: str, name: str, room: str, pos, yaw: floa
         rows = 2 if kind in ("nightstand", "vanity") else 3
         for k in range(rows):
             z = h * (k + 0.5) / rows
-            box(body, None, (0, d + 0.002, z), (w / 2 - 0.02, 0.002, h / rows / 2 - 0.015),
-                color)
+            box(body, None, (0, d + 0.002, z), (w / 2 - 0.02, 0.002, h / rows / 2 - 0.015), color)
             box(body, None, (0, d + 0.02, z), (0.06, 0.012, 0.01), st.accent)
         if kind == "vanity":
             box(body, None, (0, d / 2, h + 0.015), (w / 2, d / 2, 0.015), st.counter)
-            box(body, None, (0, 0.01, h + 0.5), (w / 2 - 0.1, 0.01, 0.3),
-                (0.75, 0.85, 0.9, 1))  # mirror
+            box(
+                body, None, (0, 0.01, h + 0.5), (w / 2 - 0.1, 0.01, 0.3), (0.75, 0.85, 0.9, 1)
+            )  # mirror
             top = (0.0, d / 2, h + 0.03)
-    site = body.add_site(name=f"{name}_top", pos=r4((top[0], top[1], top[2] + 0.05)),
-                         size=r4((half[0], half[1], 0.05)), type=mujoco.mjtGeom.mjGEOM_BOX,
-                         rgba=[0, 0, 1, 0.2], group=4)
+    site = body.add_site(
+        name=f"{name}_top",
+        pos=r4((top[0], top[1], top[2] + 0.05)),
+        size=r4((half[0], half[1], 0.05)),
+        type=mujoco.mjtGeom.mjGEOM_BOX,
+        rgba=[0, 0, 1, 0.2],
+        group=4,
+    )
     return ReceptacleInfo(name, kind, room, body.name, site.name, top, half)
 
 

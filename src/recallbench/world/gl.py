@@ -34,11 +34,13 @@ def _egl_works() -> bool:
         if query and get_disp:
             devices = (ctypes.c_void_p * 4)()
             n = ctypes.c_int(0)
-            qfn = ctypes.CFUNCTYPE(ctypes.c_uint, ctypes.c_int, ctypes.c_void_p,
-                                   ctypes.POINTER(ctypes.c_int))(query)
+            qfn = ctypes.CFUNCTYPE(
+                ctypes.c_uint, ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)
+            )(query)
             if qfn(4, devices, ctypes.byref(n)) and n.value > 0:
-                gfn = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p,
-                                       ctypes.c_void_p)(get_disp)
+                gfn = ctypes.CFUNCTYPE(
+                    ctypes.c_void_p, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p
+                )(get_disp)
                 display = gfn(0x313F, devices[0], None)  # EGL_PLATFORM_DEVICE_EXT
         if not display:
             display = egl.eglGetDisplay(None)
@@ -60,10 +62,6 @@ def select_backend() -> str:
         return os.environ["MUJOCO_GL"]
     if _CHOSEN is not None:
         return _CHOSEN
-    if "mujoco" in sys.modules:
-        # Too late to choose: MuJoCo already picked its default for this process.
-        _CHOSEN = "default"
-        return _CHOSEN
     if _egl_works():
         _CHOSEN = "egl"
     elif ctypes.util.find_library("OSMesa"):
@@ -73,4 +71,19 @@ def select_backend() -> str:
     os.environ["MUJOCO_GL"] = _CHOSEN
     if _CHOSEN in ("egl", "osmesa"):
         os.environ.setdefault("PYOPENGL_PLATFORM", _CHOSEN)
+        if "mujoco" in sys.modules:
+            _swap_context(_CHOSEN)
     return _CHOSEN
+
+
+def _swap_context(backend: str) -> None:
+    """MuJoCo was imported first and took its default (GLFW, which needs a display): point its
+    renderer at the headless context instead. Renderer looks the class up at construction."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"mujoco.{backend}")
+        gl_context = importlib.import_module("mujoco.gl_context")
+    except ImportError:
+        return
+    gl_context.GLContext = module.GLContext

@@ -60,8 +60,9 @@ def read_world(in_dir: str | Path) -> tuple[str, dict, np.ndarray | None]:
         except ValueError as exc:
             raise InputError(state_path, None, f"not a numpy array file: {exc}") from exc
         if state.ndim != 1 or not np.issubdtype(state.dtype, np.floating):
-            raise InputError(state_path, None, f"expected a 1-D float array, got "
-                             f"{state.dtype} {state.shape}")
+            raise InputError(
+                state_path, None, f"expected a 1-D float array, got {state.dtype} {state.shape}"
+            )
     return xml, meta, state
 
 
@@ -71,8 +72,14 @@ def load_world(in_dir: str | Path, **env_kwargs: Any) -> HomeEnv:
 
     xml, meta, state = read_world(in_dir)
     try:
-        env = HomeEnv(seed=int(meta["seed"]), style=int(meta["style"]), kind=str(meta["kind"]),
-                      xml=xml, world_meta=meta, **env_kwargs)
+        env = HomeEnv(
+            seed=int(meta["seed"]),
+            style=int(meta["style"]),
+            kind=str(meta["kind"]),
+            xml=xml,
+            world_meta=meta,
+            **env_kwargs,
+        )
     except ValueError as exc:
         raise InputError(Path(in_dir) / MODEL_FILE, None, f"cannot load model: {exc}") from exc
     if state is not None:

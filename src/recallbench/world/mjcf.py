@@ -87,3 +87,18 @@ def look_at_xyaxes(eye: Vec, target: Vec, up: Vec = (0.0, 0.0, 1.0)) -> list[flo
     right /= np.linalg.norm(right)
     cam_up = np.cross(right, f)
     return r4(list(right) + list(cam_up))
+
+
+def xyaxes_quat(xyaxes: Vec) -> list[float]:
+    """Quaternion of a frame given its x and y axes (MJCF's ``xyaxes``)."""
+    import numpy as np
+
+    x = np.asarray(xyaxes[:3], float)
+    x /= np.linalg.norm(x)
+    y = np.asarray(xyaxes[3:], float)
+    y -= x * (x @ y)
+    y /= np.linalg.norm(y)
+    mat = np.stack([x, y, np.cross(x, y)], axis=1)
+    q = np.empty(4)
+    mujoco.mju_mat2Quat(q, mat.ravel())
+    return [round(float(v), 8) for v in q]  # cameras need sub-0.01 degree accuracy

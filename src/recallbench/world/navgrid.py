@@ -78,7 +78,7 @@ def _segment_trace(
             lo, hi = sorted((a_v, a_v + dv))
             lines = np.arange(math.floor(lo) + 1, math.ceil(hi))
             ts.append((lines - a_v) / dv)
-        t = np.unique(np.concatenate(ts))
+        t = np.sort(np.concatenate(ts))  # repeated t: a corner crossing, counted both ways
         mid = (t[:-1] + t[1:]) / 2 if len(t) > 1 else t
         rows.append(np.floor(a_v + mid * dv).astype(np.int64))
         cols.append(np.floor(a_u + mid * du).astype(np.int64))
@@ -235,8 +235,19 @@ class NavGrid:
 
     def segment_free(self, p0: XY, p1: XY) -> bool:
         """True when every cell the segment p0-p1 touches is navigable."""
-        r, c = self._cells(p0, p1)
         h, w = self.shape
+        # Cheap early rejection: points sampled on the segment lie in cells it touches.
+        a = (np.asarray(p0, dtype=float)[:2] - self.origin) / self.resolution
+        b = (np.asarray(p1, dtype=float)[:2] - self.origin) / self.resolution
+        n = int(2 * float(np.hypot(*(b - a)))) + 2
+        if n > 4:
+            s = a + np.linspace(0.0, 1.0, n)[:, None] * (b - a)
+            si, sj = np.floor(s[:, 1]).astype(np.int64), np.floor(s[:, 0]).astype(np.int64)
+            if si.min() < 0 or sj.min() < 0 or si.max() >= h or sj.max() >= w:
+                return False
+            if not self.navigable[si, sj].all():
+                return False
+        r, c = self._cells(p0, p1)
         if r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w:
             return False
         return bool(self.navigable[r, c].all())

@@ -5,6 +5,9 @@ Shadows and reflections are off by default: on a CPU (Mesa) renderer they cost ~
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import weakref
 from collections.abc import Iterable
 
 from recallbench.world.gl import select_backend
@@ -14,37 +17,69 @@ select_backend()
 import mujoco  # noqa: E402  (the GL backend must be chosen first)
 import numpy as np  # noqa: E402
 
+_LIVE: weakref.WeakSet[Renders] = weakref.WeakSet()
+
+
+_HOOKED = False
+
+
+def _close_all() -> None:
+    # Free GL contexts while the display is still up; left to interpreter teardown, EGL raises
+    # (harmless but noisy) errors from __del__.
+    for r in list(_LIVE):
+        with contextlib.suppress(Exception):  # best effort at exit
+            r.close()
+
+
+def _hook_exit() -> None:
+    """Register the exit hook after MuJoCo's GL context registered its own display teardown:
+    exit hooks run last-in first-out, so ours frees the renderers first."""
+    global _HOOKED
+    if not _HOOKED:
+        atexit.register(_close_all)
+        _HOOKED = True
+
 
 class Renders:
     """Caches one ``mujoco.Renderer`` per (width, height) for a model and renders cameras."""
 
-    def __init__(self, model: mujoco.MjModel, shadows: bool = False,
-                 reflections: bool = False) -> None:
+    def __init__(
+        self, model: mujoco.MjModel, shadows: bool = False, reflections: bool = False
+    ) -> None:
         self.model = model
         self.shadows = shadows
         self.reflections = reflections
         self._renderers: dict[tuple[int, int], mujoco.Renderer] = {}
         self.scene_option = mujoco.MjvOption()
+        _LIVE.add(self)
 
     def renderer(self, width: int, height: int) -> mujoco.Renderer:
         key = (int(width), int(height))
         r = self._renderers.get(key)
         if r is None:
             r = mujoco.Renderer(self.model, height=key[1], width=key[0])
+            _hook_exit()
             r.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = self.shadows
             r.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = self.reflections
             self._renderers[key] = r
         return r
 
-    def rgb(self, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera, width: int,
-            height: int, out: np.ndarray | None = None) -> np.ndarray:
+    def rgb(
+        self,
+        data: mujoco.MjData,
+        camera: str | int | mujoco.MjvCamera,
+        width: int,
+        height: int,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
         """(H, W, 3) uint8."""
         r = self.renderer(width, height)
         r.update_scene(data, camera=camera, scene_option=self.scene_option)
         return r.render(out=out)
 
-    def depth(self, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera, width: int,
-              height: int) -> np.ndarray:
+    def depth(
+        self, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera, width: int, height: int
+    ) -> np.ndarray:
         """(H, W) float32 metres along the optical axis."""
         r = self.renderer(width, height)
         r.enable_depth_rendering()
@@ -54,8 +89,9 @@ class Renders:
         finally:
             r.disable_depth_rendering()
 
-    def segmentation(self, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera,
-                     width: int, height: int) -> np.ndarray:
+    def segmentation(
+        self, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera, width: int, height: int
+    ) -> np.ndarray:
         """(H, W) int32 body id per pixel (-1 for background / non-geom pixels)."""
         r = self.renderer(width, height)
         r.enable_segmentation_rendering()

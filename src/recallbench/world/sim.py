@@ -91,8 +91,11 @@ class DataView:
         self._m = model
         self._data = data
 
+    # mujoco-py names that robosuite code uses, mapped to MjData fields
+    _ALIASES = {"body_xpos": "xpos", "body_xquat": "xquat", "body_xmat": "xmat"}
+
     def __getattr__(self, name: str):
-        return getattr(self._data, name)
+        return getattr(self._data, self._ALIASES.get(name, name))
 
     def _qslice(self, name: str, vel: bool) -> slice:
         m = self._m._model
@@ -144,8 +147,12 @@ class MjSim:
     and the grasp pose kept in ``userdata``. ``on_state_loaded`` lets the env re-sync.
     """
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData,
-                 on_state_loaded: Callable[[bool], None] | None = None) -> None:
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        data: mujoco.MjData,
+        on_state_loaded: Callable[[bool], None] | None = None,
+    ) -> None:
         self.model = ModelView(model)
         self.data = DataView(self.model, data)
         self._raw_model = model
@@ -175,12 +182,14 @@ class MjSim:
             is_full = True
         elif state.size == short:
             d.time = state[0]
-            d.qpos[:] = state[1:1 + m.nq]
-            d.qvel[:] = state[1 + m.nq:]
+            d.qpos[:] = state[1 : 1 + m.nq]
+            d.qvel[:] = state[1 + m.nq :]
             is_full = False
         else:
-            raise ValueError(f"state has {state.size} values; expected {short} "
-                             f"([time, qpos, qvel]) or {full} (full integration state)")
+            raise ValueError(
+                f"state has {state.size} values; expected {short} "
+                f"([time, qpos, qvel]) or {full} (full integration state)"
+            )
         if self._on_state_loaded is not None:
             self._on_state_loaded(is_full)
 

@@ -222,7 +222,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="published definitions (default) or the official code's behaviour",
     )
     parser.set_defaults(func=_handle_run)
-    sub = parser.add_subparsers(dest="findingdory_command", metavar="score")
+    sub = parser.add_subparsers(dest="findingdory_command", metavar="{score}", title="subcommand")
     score = sub.add_parser("score", help="score predictions made elsewhere (JSONL)")
     score.add_argument("--data", dest="score_data", required=True)
     score.add_argument(

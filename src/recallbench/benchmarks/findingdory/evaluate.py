@@ -8,7 +8,9 @@ directory per K under ``RUN/K<k>/``.
 
 from __future__ import annotations
 
+import json
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -40,10 +42,45 @@ class EpisodeCache:
         return self._cache[ep_id]
 
 
+class SourceCache:
+    """The last few episodes' frame sources: an episode's ~60 questions share one video, so its
+    offered frames are decoded once, not once per question. Bounded to keep memory at a few K
+    frames."""
+
+    def __init__(self, size: int = 2) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple, Any] = OrderedDict()
+
+    def get(self, video: Path, offered: list[int], times: tuple[str, ...] | None) -> Any:
+        from recallbench.video.reader import VideoFrames
+
+        key = (str(video), tuple(offered), times)
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        source = VideoFrames(video, offered, times_of_day=times)
+        self._items[key] = source
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return source
+
+
 def offered_for(
     case: QACase, budget: int, video: Path | None, episode: EpisodeAnnotations | None
 ) -> list[int]:
-    """Original-frame indices offered under budget K (linspace subsampling)."""
+    """Original-frame indices offered under budget K (linspace subsampling).
+
+    Answers written in a K-frame subsampled space (the public file: 96) can only be scored with
+    that same K, whether or not the full video is present: refused up front, not after the run.
+    """
+    if case.answer_frames is not None and budget != case.answer_frames:
+        raise InputError(
+            "--frames",
+            None,
+            f"case {case.id}: answers index the {case.answer_frames}-frame subsampled video and "
+            f"this suite has no full-video answers; only --frames {case.answer_frames} can be "
+            "scored",
+        )
     if episode is not None:
         n = episode.num_frames
     elif case.num_frames is not None:
@@ -53,16 +90,7 @@ def offered_for(
 
         n = count_frames(video)
     elif case.answer_frames is not None:
-        # No video: only the answer's own subsampled space exists.
-        if budget != case.answer_frames:
-            raise InputError(
-                "--frames",
-                None,
-                f"case {case.id}: answers index the {case.answer_frames}-frame subsampled video "
-                f"and no full video or full-video answers exist; only --frames "
-                f"{case.answer_frames} can be scored",
-            )
-        return list(range(budget))
+        return list(range(budget))  # no video: only the answer's own subsampled space exists
     else:
         raise InputError("--data", f"row {case.id}: video", "no video and no frame count")
     return subsample_indices(n, budget).tolist()
@@ -103,7 +131,17 @@ def _answer_record(answer: Any) -> dict[str, Any]:
         if not all(isinstance(i, int) and not isinstance(i, bool) for i in fi):
             # Keep what was said, but as a response for the parser to reject (never coerce).
             return {"frame_indices": None, "response": repr(fi), "info": answer.info}
-    return {"frame_indices": fi, "response": answer.response, "info": dict(answer.info)}
+    response = answer.response if isinstance(answer.response, str) else None
+    return {"frame_indices": fi, "response": response, "info": _loggable(answer.info)}
+
+
+def _loggable(info: Any) -> dict[str, Any]:
+    # The run log is strict JSON (no NaN); an agent's odd info must not crash the whole run.
+    try:
+        json.dumps(info, allow_nan=False, default=lambda v: v.tolist())
+        return dict(info)
+    except (TypeError, ValueError, AttributeError):
+        return {"unloggable_info": repr(info)[:2000]}
 
 
 def run_cases(
@@ -126,6 +164,7 @@ def run_cases(
     todo = [c for c in cases if c.id not in done]
     episodes = EpisodeCache(suite)
     privileged = bool(getattr(agent, "privileged", False))
+    sources = SourceCache()
     with RunLog(log_path) as log:
         iterator = progress(todo, len(todo)) if progress else todo
         for case in iterator:
@@ -133,11 +172,7 @@ def run_cases(
             video = resolve_video(suite, case, videos_dir)
             offered = offered_for(case, budget, video, episode)
             query = build_query(case, offered, episode, video, privileged)
-            frames = None
-            if video is not None:
-                from recallbench.video.reader import VideoFrames
-
-                frames = VideoFrames(video, offered, times_of_day=query.times_of_day)
+            frames = sources.get(video, offered, query.times_of_day) if video else None
             record: dict[str, Any] = {"key": case.id, "offered_frames": offered}
             t0 = time.perf_counter()
             try:

@@ -25,6 +25,7 @@ from recallbench.benchmarks.findingdory.metrics import (
     sequence_success,
 )
 from recallbench.benchmarks.findingdory.parse import parse_frame_indices
+from recallbench.errors import InputError
 
 METRICS = ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr", "ll_spl", "exact_acc", "relaxed_acc")
 NEEDS_ANNOTATIONS = (
@@ -40,8 +41,11 @@ NA_REASONS = {
 }
 
 
-class AnswerSpaceError(ValueError):
+class AnswerSpaceError(InputError):
     """The offered frames cannot be mapped onto the space the ground truth is written in."""
+
+    def __init__(self, case_id: str, message: str) -> None:
+        super().__init__("offered_frames", f"case {case_id}", message)
 
 
 def answer_space_frames(case: QACase, positions: list[int], offered: list[int]) -> list[int]:
@@ -54,8 +58,9 @@ def answer_space_frames(case: QACase, positions: list[int], offered: list[int]) 
         return [int(offered[p]) for p in positions]
     if len(offered) != case.answer_frames:
         raise AnswerSpaceError(
-            f"case {case.id}: answers are in the {case.answer_frames}-frame subsampled space; "
-            f"{len(offered)} offered frames cannot be scored without full-video answers"
+            case.id,
+            f"answers are in the {case.answer_frames}-frame subsampled space; "
+            f"{len(offered)} offered frames cannot be scored without full-video answers",
         )
     return list(positions)
 
@@ -126,17 +131,18 @@ def score_case(
         out["hl_sr"] = float(list_success(frames, case.answer, case.ordered))
         if out["hl_sr"] == 0.0:
             out["failure"] = "misidentification"
-    # Offline accuracies compare the answer as lists, one singleton list per chosen frame.
-    pred_space = (
-        answer_space_frames(case, [p if 0 <= p < len(offered) else 0 for p in positions], offered)
-        if positions
-        else []
-    )
-    pred_lists = [[f] for f in pred_space]
-    out["exact_acc"] = exact_accuracy(pred_lists, case.answer) if positions is not None else 0.0
-    out["relaxed_acc"] = (
-        relaxed_accuracy(pred_lists, case.answer, scoring=scoring) if positions is not None else 0.0
-    )
+    # Offline accuracies compare the answer as lists, one singleton list per chosen frame. In
+    # the official mode out-of-range positions were already mapped to 0 by check_indices; here
+    # they match nothing (-2 is in no answer list; -1 marks "no valid frame" and must not match).
+    shown = positions if scoring == "published" else (checked.positions or positions)
+    if shown is None:
+        out["exact_acc"] = out["relaxed_acc"] = 0.0
+    else:
+        in_range = [p for p in shown if 0 <= p < len(offered)]
+        mapped = iter(answer_space_frames(case, in_range, offered))
+        pred_lists = [[next(mapped)] if 0 <= p < len(offered) else [-2] for p in shown]
+        out["exact_acc"] = exact_accuracy(pred_lists, case.answer)
+        out["relaxed_acc"] = relaxed_accuracy(pred_lists, case.answer, scoring=scoring)
 
     if episode is not None and case.subgoals is not None:
         cands = _candidates(case, episode)

@@ -59,27 +59,31 @@ def resolve_factory(env_name: str, env_factory: str | None = None) -> Callable[.
     return _robosuite_make
 
 
-def env_kwargs(scenario: Scenario) -> tuple[str, dict[str, Any]]:
-    """The env name and the kwargs the harness passes, as the card builds them.
+def env_kwargs(scenario: Scenario) -> tuple[str, dict[str, Any], bool]:
+    """The env name, the kwargs passed to the factory, and whether robosuite builds it.
 
-    The card forces cameras on; here ``use_camera_obs`` from env_args is honoured (default True,
-    the card's) and the offscreen renderer is built only when cameras are used. ``ignore_done``
-    lets max_steps, not robosuite's horizon, end a rollout.
+    For robosuite, as the card builds it, except: ``use_camera_obs`` from env_args is honoured
+    (default True, the card's) and the offscreen renderer exists only when cameras are used;
+    ``ignore_done`` lets max_steps, not robosuite's horizon, end a rollout. Other factories get
+    env_kwargs unchanged (they have no horizon and render only cameras they are asked for).
     """
     kw = dict(scenario.env_args.get("env_kwargs", {}))
     env_name = kw.pop("env_name", scenario.env_args.get("env_name"))
-    cameras = bool(kw.get("use_camera_obs", True))
-    kw.update(
-        has_renderer=False,
-        has_offscreen_renderer=cameras,
-        use_camera_obs=cameras,
-        ignore_done=True,
-    )
-    return env_name, kw
+    factory_ref = scenario.env_args.get("env_factory")
+    is_robosuite = not factory_ref and not env_name.startswith(BUILTIN_PREFIX)
+    if is_robosuite:
+        cameras = bool(kw.get("use_camera_obs", True))
+        kw.update(
+            has_renderer=False,
+            has_offscreen_renderer=cameras,
+            use_camera_obs=cameras,
+            ignore_done=True,
+        )
+    return env_name, kw, is_robosuite
 
 
 def make_scenario_env(scenario: Scenario) -> Any:
-    env_name, kw = env_kwargs(scenario)
+    env_name, kw, _ = env_kwargs(scenario)
     factory = resolve_factory(env_name, scenario.env_args.get("env_factory"))
     return factory(env_name, **kw)
 

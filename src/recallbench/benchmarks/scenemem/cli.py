@@ -55,9 +55,9 @@ def _handle(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     workers = args.workers or os.cpu_count() or 1
     thresholds = {"approach_dist": args.approach_dist, "open_qpos": args.open_qpos}
+    run_dir: Path | None = Path(args.resume) if args.resume else None
     try:
-        if args.resume:
-            run_dir = Path(args.resume)
+        if run_dir is not None:
             given = {
                 "data_dir": args.data_dir,
                 "policy": args.policy,
@@ -108,6 +108,10 @@ def _handle(args: argparse.Namespace) -> int:
     except RuntimeError as exc:  # workers cannot start; the run log is intact for --resume
         print_error(console, str(exc))
         return 2
+    except KeyboardInterrupt:
+        hint = f"; finish with: recallbench scenemem --resume {run_dir}" if run_dir else ""
+        print_error(console, f"interrupted{hint}")
+        return 130
 
 
 def _or(value: float | None, default: float) -> float:

@@ -25,7 +25,8 @@ DEFAULT_MAX_STEPS = 1500
 
 
 class PolicyFault(Exception):
-    """The policy broke the interface; the message is what the run log records."""
+    """The rollout cannot go on (policy broke the interface, or the env failed on its action);
+    the message is what the run log records."""
 
 
 @dataclass
@@ -96,7 +97,10 @@ def run_rollout(
             except Exception as exc:
                 raise PolicyFault(_describe("policy.get_action", exc)) from exc
             action = check_action(raw, action_dim)
-            env.step(action)  # return value ignored: robosuite gives 4 values, gymnasium 5
+            try:
+                env.step(action)  # return value ignored: robosuite gives 4 values, gymnasium 5
+            except Exception as exc:  # e.g. robosuite's "unstable simulation" after wild actions
+                raise PolicyFault(_describe("env.step", exc)) from exc
             steps += 1
             m, rd, success = score()
             min_dist, max_q = min(min_dist, m.distance), max(max_q, m.max_abs_qpos)

@@ -65,7 +65,7 @@ class TestSpec(BaseModel):
 class EvalSpec(BaseModel):
     model_config = ConfigDict(extra="allow")
     scenario: str | None = None
-    tests: list[TestSpec]
+    tests: list[TestSpec] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _unique_ids(self) -> EvalSpec:

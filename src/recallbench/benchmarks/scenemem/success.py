@@ -39,8 +39,16 @@ class Measure:
         return self.approached and self.door_open
 
 
+def body_xpos(sim: Any, body: str) -> np.ndarray:
+    # robosuite's MjData names the array body_xpos; a raw-MjData view (the built-in world's
+    # DataView passes attributes through) calls the same array xpos.
+    data = sim.data
+    xpos = data.body_xpos if hasattr(data, "body_xpos") else data.xpos
+    return np.asarray(xpos[sim.model.body_name2id(body)], dtype=float)
+
+
 def body_xy(sim: Any, body: str) -> np.ndarray:
-    return np.asarray(sim.data.body_xpos[sim.model.body_name2id(body)], dtype=float)[:2]
+    return body_xpos(sim, body)[:2]
 
 
 def measure(
@@ -65,7 +73,7 @@ def measure(
 
 
 def restore_distance(sim: Any, object_body: str, target_pos: list[float]) -> float:
-    pos = np.asarray(sim.data.body_xpos[sim.model.body_name2id(object_body)], dtype=float)
+    pos = body_xpos(sim, object_body)
     return float(np.linalg.norm(pos - np.asarray(target_pos, dtype=float)))
 
 

@@ -1,0 +1,167 @@
+"""Speed of the built-in world against its raw limits, measured in the same run.
+
+Prints medians and ratios:
+  1. env.step (20 Hz control, no cameras)  vs  the raw mj_step calls it wraps (same model);
+  2. one camera frame through the env      vs  a raw mujoco.Renderer render (same camera/model);
+  3. env.step  vs  robosuite's Door env with PandaOmron (when robosuite is importable).
+Targets: (1) <= 1.5x, (2) <= 1.15x, (3) >= 20x faster.
+
+    .venv/bin/python bench/bench_world.py [--seed 0] [--kind home] [--repeats 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import recallbench.world  # noqa: F401  (picks the headless GL backend before MuJoCo loads)
+
+
+def _paired(
+    raw: Callable[[], None], ours: Callable[[], None], calls: int, repeats: int
+) -> tuple[float, float, float]:
+    """Alternate blocks of raw and our calls (so both see the same machine load); return the
+    median per-call seconds of each and the median of the per-pair ratios ours / raw."""
+    raw()
+    ours()  # warm-up (first render allocates the context)
+    t_raw, t_ours = [], []
+    for _ in range(repeats):
+        for fn, out in ((raw, t_raw), (ours, t_ours)):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            out.append((time.perf_counter() - t0) / calls)
+    ratios = [o / r for o, r in zip(t_ours, t_raw, strict=True)]
+    return statistics.median(t_raw), statistics.median(t_ours), statistics.median(ratios)
+
+
+def _median_per_call(fn: Callable[[], None], calls: int, repeats: int) -> float:
+    fn()
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        samples.append((time.perf_counter() - t0) / calls)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    import mujoco
+    import numpy as np
+
+    from recallbench.world.env import HomeEnv
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kind", default="home", choices=("home", "kitchen"))
+    ap.add_argument("--repeats", type=int, default=11)
+    ap.add_argument("--steps", type=int, default=100, help="env steps per block")
+    ap.add_argument("--frames", type=int, default=30, help="frames per block")
+    ap.add_argument("--camera", default="robot0_agentview_left")
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--no-robosuite", action="store_true")
+    args = ap.parse_args()
+
+    env = HomeEnv(seed=args.seed, kind=args.kind)
+    m = env.model
+    print(
+        f"world seed={args.seed} kind={args.kind}: nbody={m.nbody} ngeom={m.ngeom} "
+        f"nv={m.nv} substeps/step={env.n_substeps} timestep={m.opt.timestep}"
+    )
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-0.3, 0.3, (args.steps, 12))
+    actions[:, 6] = 0.0
+    k = [0]
+
+    def env_step() -> None:
+        env.step(actions[k[0] % len(actions)])
+        k[0] += 1
+
+    # the raw loop replays the controls the env computed, so both do the same physics
+    ctrls = []
+    for a in actions:
+        env.step(a)
+        ctrls.append(env.data.ctrl.copy())
+    env.reset()
+    raw_data = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, raw_data, 0)
+    n = env.n_substeps
+    j = [0]
+
+    def raw_step() -> None:
+        raw_data.ctrl[:] = ctrls[j[0] % len(ctrls)]
+        j[0] += 1
+        mujoco.mj_step(m, raw_data, nstep=n)
+
+    t_raw, t_env, ratio = _paired(raw_step, env_step, args.steps, args.repeats)
+    print(
+        f"[1] raw mj_step x{n}: {t_raw * 1e3:.3f} ms   env.step: {t_env * 1e3:.3f} ms   "
+        f"ratio {ratio:.3f}x (target <= 1.5x)"
+    )
+
+    cam, size = args.camera, args.size
+    env.reset()
+    raw = mujoco.Renderer(m, height=size, width=size)
+    raw.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
+    raw.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
+    rdata = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, rdata, 0)
+    mujoco.mj_forward(m, rdata)
+
+    def raw_frame() -> None:
+        raw.update_scene(rdata, camera=cam)
+        raw.render()
+
+    def env_frame() -> None:
+        env.render_camera(cam, size, size)
+
+    f_raw, f_env, fratio = _paired(raw_frame, env_frame, args.frames, args.repeats)
+    print(
+        f"[2] raw Renderer {cam} {size}x{size}: {f_raw * 1e3:.2f} ms   env frame: "
+        f"{f_env * 1e3:.2f} ms   ratio {fratio:.3f}x (target <= 1.15x)"
+    )
+    raw.close()
+    env.close()
+
+    if args.no_robosuite:
+        return
+    try:
+        import robosuite
+    except ImportError:
+        print("[3] robosuite not importable: skipped")
+        return
+    t0 = time.perf_counter()
+    rs = robosuite.make(
+        "Door",
+        robots="PandaOmron",
+        has_renderer=False,
+        has_offscreen_renderer=False,
+        use_camera_obs=False,
+        control_freq=20,
+    )
+    rs.reset()
+    print(
+        f"    robosuite Door/PandaOmron make+reset {time.perf_counter() - t0:.1f} s, "
+        f"action_dim={rs.action_dim}"
+    )
+    low, high = rs.action_spec
+    rs_actions = rng.uniform(low, high, (20, rs.action_dim)) * 0.3
+
+    def rs_step() -> None:
+        rs.step(rs_actions[k[0] % len(rs_actions)])
+        k[0] += 1
+
+    # paired blocks again: robosuite and our step alternate under the same load
+    t_rs, t_env2, r = _paired(rs_step, env_step, 20, args.repeats)
+    print(
+        f"[3] robosuite step: {t_rs * 1e3:.2f} ms   env.step: {t_env2 * 1e3:.3f} ms   "
+        f"env is {1 / r:.1f}x faster (median of paired ratios; target >= 20x)"
+    )
+    rs.close()
+
+
+if __name__ == "__main__":
+    main()

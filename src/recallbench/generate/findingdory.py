@@ -1,0 +1,195 @@
+"""Generate FindingDory episodes in the built-in world, and merge them into a suite.
+
+One episode (``generate_episode``) is written to ``<suite>/episodes/ep_<index>/``:
+
+- ``video.mp4``: the head-camera video, one frame per step of the day;
+  ``video_<K>.mp4``: its K-frame subsample (``np.linspace(0, N-1, K, dtype=int)``);
+- ``frames.npz``, ``entities.json``, ``annotations.npz``, ``events.json``: the ground truth in
+  the evaluation schema (``benchmarks/findingdory/annotations.py``);
+- ``qa.json``: the instructions with answers as valid original frames (plus ``subgoals``,
+  ``ordered``, ``template``, ``answer_frames: null``, ``num_frames``); ``qa_<K>.json``: the same
+  instructions in the public validation format, answers as positions in the K-frame video;
+- ``world/``: the end-of-day world (``world.io.save_world``), for the low-level phase;
+- ``episode.json``: knobs, seeds, the home, the interactions and visits (written last: its
+  presence marks the episode complete, so an interrupted generation redoes only this episode).
+
+``merge_suite`` concatenates the episodes' rows into ``<suite>/qa.json`` (loadable with
+``benchmarks.findingdory.data.load_suite(<suite>)``) and ``<suite>/qa_<K>.json`` (public format),
+numbering ids 0..n-1 in episode order.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+
+MAX_ATTEMPTS = 8  # homes tried per episode before giving up (a home may not fit the day)
+PREFIX = "The robot's goal is: "
+
+
+def episode_id(index: int) -> str:
+    return f"ep_{index}"
+
+
+def _n_objects(knobs: FindingDoryKnobs) -> int:
+    # The builder puts about half of the objects (at most 10) inside kitchen fixtures; the rest
+    # go on receptacles, where the day's objects and its distractors must be.
+    need = knobs.interactions + knobs.distractors + 2
+    return need + min(10, need)
+
+
+def subsample_answer(answer: list[list[int]], offered: np.ndarray) -> list[list[int]]:
+    """Map valid original frames to positions in the subsampled video ([-1] where none)."""
+    out = []
+    for sub in answer:
+        valid = set(sub) - {-1}
+        pos = [p for p, f in enumerate(offered.tolist()) if f in valid]
+        out.append(pos or [-1])
+    return out
+
+
+def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDoryKnobs) -> Path:
+    """Generate episode ``index`` of the suite at ``out_dir``; returns the episode directory.
+
+    Deterministic in (seed, index, knobs). Already complete episodes are left as they are.
+    """
+    from recallbench.world.gl import select_backend
+
+    select_backend()
+    from recallbench.benchmarks.findingdory.annotations import save_episode
+    from recallbench.generate.findingdory_day import DayFailed, run_day
+    from recallbench.generate.findingdory_truth import annotate_day
+    from recallbench.generate.templates_findingdory import answer_frames, instructions
+    from recallbench.io import write_json_atomic
+    from recallbench.video.sampling import subsample_indices
+    from recallbench.video.writer import VideoWriter
+    from recallbench.world.env import HomeEnv
+    from recallbench.world.io import save_world
+
+    out_dir = Path(out_dir)
+    ep_id = episode_id(index)
+    final = out_dir / "episodes" / ep_id
+    if (final / "episode.json").is_file():
+        return final
+    work = out_dir / "episodes" / f".{ep_id}.partial"
+    rng = np.random.default_rng([seed, index])
+    offered = subsample_indices(knobs.steps, knobs.subsample)
+    offered_set = set(offered.tolist())
+    errors: list[str] = []
+    for attempt in range(MAX_ATTEMPTS):
+        world_seed, style = int(rng.integers(0, 2**31 - 1)), int(rng.integers(0, 5))
+        day_rng = np.random.default_rng([seed, index, attempt])
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        env = HomeEnv(seed=world_seed, style=style, kind="home", n_objects=_n_objects(knobs))
+        try:
+            size = (knobs.width, knobs.height)
+            with (
+                VideoWriter(work / "video.mp4", knobs.fps, *size) as full,
+                VideoWriter(work / f"video_{knobs.subsample}.mp4", knobs.fps, *size) as sub,
+            ):
+
+                def sink(frame: int, rgb: np.ndarray) -> None:
+                    full.write(rgb)
+                    if frame in offered_set:
+                        sub.write(rgb)
+
+                day = run_day(env, knobs, day_rng, sink)
+        except DayFailed as exc:
+            errors.append(f"home {world_seed}/{style}: {exc}")
+            env.close()
+            continue
+        break
+    else:
+        raise RuntimeError(f"{ep_id}: no home fits the day after {MAX_ATTEMPTS} tries: {errors}")
+
+    save_world(env, work / "world")  # end of day, robot at its final pose
+    ann = annotate_day(env, day, knobs.width, knobs.height)
+    env.close()
+    save_episode(work, ann)
+    rows, rows_sub = [], []
+    for n, ins in enumerate(instructions(day.interactions, ann, day_rng, knobs.per_template)):
+        answer = answer_frames(ann, ins.subgoals)
+        common = {
+            "question": PREFIX + ins.question,
+            "id": n,
+            "high_level_category": ins.high_level_category,
+            "low_level_category": ins.category,
+            "ep_id": ep_id,
+            "task_id": ins.task_id,
+            "num_interactions": len(day.interactions),
+        }
+        rows.append(
+            {
+                **common,
+                "video": f"episodes/{ep_id}/video.mp4",
+                "answer": answer,
+                "template": ins.template,
+                "subgoals": [list(g) for g in ins.subgoals],
+                "ordered": ins.ordered,
+                "answer_frames": None,
+                "num_frames": ann.num_frames,
+            }
+        )
+        sub_row = {
+            **common,
+            "video": f"episodes/{ep_id}/video_{knobs.subsample}.mp4",
+            "answer": subsample_answer(answer, offered),
+        }
+        if knobs.subsample != 96:  # the public loader assumes 96 unless told
+            sub_row["answer_frames"] = int(len(offered))
+        rows_sub.append(sub_row)
+    write_json_atomic(work / "qa.json", rows, indent=None)
+    write_json_atomic(work / f"qa_{knobs.subsample}.json", rows_sub, indent=None)
+    write_json_atomic(
+        work / "episode.json",
+        {
+            "ep_id": ep_id,
+            "seed": seed,
+            "index": index,
+            "knobs": knobs.to_dict(),
+            "world": {
+                "seed": world_seed,
+                "style": style,
+                "kind": "home",
+                "n_objects": _n_objects(knobs),
+            },
+            "failed_homes": errors,
+            "num_frames": ann.num_frames,
+            "num_questions": len(rows),
+            "renders": {
+                "rgb": day.rgb_renders,
+                "segmentation": len({p.tobytes() for p in ann.pose}),
+            },
+            **day.to_dict(),
+        },
+    )
+    if final.exists():
+        shutil.rmtree(final)
+    work.rename(final)
+    return final
+
+
+def merge_suite(out_dir: Path, subsample: int = 96) -> tuple[Path, Path]:
+    """Write ``qa.json`` and ``qa_<K>.json`` for all complete episodes under ``out_dir``."""
+    from recallbench.io import write_json_atomic
+
+    out_dir = Path(out_dir)
+    eps = sorted(
+        (p for p in (out_dir / "episodes").glob("ep_*") if (p / "episode.json").is_file()),
+        key=lambda p: int(p.name.split("_")[1]),
+    )
+    merged: dict[str, list[dict[str, Any]]] = {"qa.json": [], f"qa_{subsample}.json": []}
+    for name, rows in merged.items():
+        for ep in eps:
+            for row in json.loads((ep / name).read_text()):
+                rows.append({**row, "id": len(rows)})
+        write_json_atomic(out_dir / name, rows, indent=None)
+    return out_dir / "qa.json", out_dir / f"qa_{subsample}.json"

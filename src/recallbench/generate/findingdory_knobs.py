@@ -1,0 +1,55 @@
+"""Difficulty knobs of a generated FindingDory episode (recorded in every episode's manifest)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+MIN_INTERACTIONS = 2  # FindingDory's days hold 2 to 11 pick-and-place interactions
+MAX_INTERACTIONS = 11
+
+
+@dataclass(frozen=True)
+class FindingDoryKnobs:
+    """What makes an episode harder or easier.
+
+    ``interactions``: pick-and-place interactions in the day (2..11). ``steps``: frames in the
+    day (one per robot step; the clock runs 06:00-22:00 over them, 4000 like the paper).
+    ``distractors``: objects on receptacles the robot never touches. ``revisits``: extra visits
+    to receptacles already interacted with (more valid frames, more look-alike moments).
+    ``rooms``: how many rooms host the interactions (None: any room of the home). ``width`` x
+    ``height``: the portrait head-camera frame (480 x 640 like the paper; smaller is faster).
+    ``subsample``: frame budget of the subsampled video and its QA rows (96 like the public
+    set). ``per_template``: at most this many instructions per template.
+    """
+
+    interactions: int = 5
+    steps: int = 4000
+    distractors: int = 6
+    revisits: int = 1
+    rooms: int | None = None
+    width: int = 480
+    height: int = 640
+    subsample: int = 96
+    per_template: int = 2
+    fps: int = 10
+
+    def __post_init__(self) -> None:
+        if not MIN_INTERACTIONS <= self.interactions <= MAX_INTERACTIONS:
+            raise ValueError(
+                f"interactions must be in {MIN_INTERACTIONS}..{MAX_INTERACTIONS}, "
+                f"got {self.interactions}"
+            )
+        for name in ("steps", "subsample", "per_template", "fps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("distractors", "revisits"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if self.rooms is not None and self.rooms < 1:
+            raise ValueError(f"rooms must be >= 1 or None, got {self.rooms}")
+        if self.width < 16 or self.height < 16 or self.width % 2 or self.height % 2:
+            raise ValueError(f"frame size must be even and >= 16, got {self.width}x{self.height}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

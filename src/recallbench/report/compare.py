@@ -1,0 +1,127 @@
+"""Agent-comparison outputs from a ``comparison.json`` (see ``run.compare``): one rich table per
+benchmark, one bar chart per benchmark (95% bootstrap intervals as error bars) and the HTML
+report. Reads the comparison only, never a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from recallbench.report.tables import fmt
+
+LABELS = {
+    "memory_success": "memory success",
+    "hl_sr": "HL-SR",
+    "hl_spl": "HL-SPL",
+    "dtg_sr": "DTG-SR",
+    "sc_sr": "SC-SR",
+}
+TITLES = {"scenemem": "SceneMem", "findingdory": "FindingDory"}
+
+
+def label(metric: str) -> str:
+    return LABELS.get(metric, metric)
+
+
+def shown_metrics(block: Mapping[str, Any]) -> list[str]:
+    """Metrics with a value for at least one agent (n/a columns are left out)."""
+    return [m for m in block["metrics"]
+            if any((a["metrics"].get(m) or {}).get("value") is not None for a in block["agents"])]
+
+
+def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a benchmark's table, as plain strings (shared by terminal and HTML)."""
+    metrics = shown_metrics(block)
+    header = ["agent", "n", *(f"{label(m)} % [95% CI]" for m in metrics), "note"]
+    rows = []
+    for a in block["agents"]:
+        if a["status"] != "ok":
+            rows.append([a["agent"], "-", *("-" for _ in metrics), f"{a['status']}: {a['note']}"])
+            continue
+        note = a.get("note") or ""
+        extra = a.get("extra") or {}
+        if extra.get("errors"):
+            note = f"{extra['errors']} errors; " + note
+        if extra.get("failures"):
+            note += ", ".join(f"{k}={v}" for k, v in sorted(extra["failures"].items()))
+        rows.append([a["agent"], str(a["n"]),
+                     *(fmt(a["metrics"].get(m) or {"value": None}) for m in metrics),
+                     note.strip("; ")])
+    return header, rows
+
+
+def print_comparison(comparison: Mapping[str, Any], console: Console | None = None) -> None:
+    console = console or Console()
+    for bench, block in comparison["benchmarks"].items():
+        header, rows = table_rows(block)
+        table = Table(title=f"{TITLES.get(bench, bench)}: {block['suite']}", title_justify="left")
+        for i, h in enumerate(header):
+            table.add_column(h, justify="right" if 0 < i < len(header) - 1 else "left",
+                             no_wrap=i < len(header) - 1)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+
+
+def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | None:
+    """Grouped bars: agents on x, one bar per metric, 95% intervals as error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    metrics = shown_metrics(block)
+    agents = [a for a in block["agents"] if a["status"] == "ok"]
+    if not metrics or not agents:
+        return None
+    width = 0.8 / len(metrics)
+    x = np.arange(len(agents))
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(agents) + 2), 3.8), dpi=110)
+    for k, m in enumerate(metrics):
+        vals, lo, hi = [], [], []
+        for a in agents:
+            s = a["metrics"].get(m) or {}
+            v = s.get("value")
+            vals.append(100 * v if v is not None else np.nan)
+            lo.append(100 * (v - s["lo"]) if v is not None else 0.0)
+            hi.append(100 * (s["hi"] - v) if v is not None else 0.0)
+        pos = x + (k - (len(metrics) - 1) / 2) * width
+        bars = ax.bar(pos, vals, width * 0.95, yerr=[lo, hi], capsize=3, label=label(m))
+        for b, v in zip(bars, vals, strict=True):
+            if not np.isnan(v):
+                ax.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, 1), ha="center",
+                            va="bottom", fontsize=8, color="white")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{a['agent']}\n(n={a['n']})" for a in agents], fontsize=8)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("% (95% bootstrap CI)")
+    ax.set_title(TITLES.get(bench, bench))
+    if len(metrics) > 1:
+        ax.legend(fontsize=8, loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Path]:
+    """The PNG per benchmark and ``report.html``; returns {name: path}."""
+    from recallbench.report.html import write_html
+
+    out = Path(out)
+    written: dict[str, Path] = {}
+    pngs: dict[str, Path] = {}
+    for bench, block in comparison["benchmarks"].items():
+        png = plot_benchmark(bench, block, out / f"{bench}_comparison.png")
+        if png is not None:
+            pngs[bench] = png
+            written[f"{bench}_png"] = png
+    written["html"] = write_html(comparison, pngs, out / "report.html")
+    return written

@@ -1,0 +1,63 @@
+"""A small self-contained HTML report: the comparison tables and the charts embedded as base64
+PNGs, so the single file can be mailed or attached to an issue."""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
+th:first-child, td:first-child, td:last-child { text-align: left; }
+th { background: #f3f3f3; } .meta { color: #666; font-size: 0.85em; }
+img { max-width: 100%; border: 1px solid #eee; }
+"""
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path]) -> str:
+    from recallbench.report.compare import TITLES, table_rows
+
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        "<title>recallbench comparison</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>recallbench: agent comparison</h1>",
+        f"<p class='meta'>suite {html.escape(str(comparison.get('suite')))} &middot; "
+        f"{html.escape(str(comparison.get('created')))} &middot; intervals are 95% percentile "
+        "bootstrap intervals over instances (2,000 resamples)</p>",
+    ]
+    for bench, block in comparison["benchmarks"].items():
+        header, rows = table_rows(block)
+        parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")
+        parts.append(f"<p class='meta'>{html.escape(block['suite'])}</p>")
+        parts.append(_table(header, rows))
+        if bench in pngs:
+            data = base64.b64encode(Path(pngs[bench]).read_bytes()).decode("ascii")
+            parts.append(f"<img alt='{html.escape(bench)} chart' "
+                         f"src='data:image/png;base64,{data}'>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path], path: Path) -> Path:
+    """Write through a temp file and rename, so a reader never sees half a report."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(render_html(comparison, pngs), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,313 @@
+"""Compare agents on a suite: run each through the benchmark's own runner, then one table per
+benchmark with bootstrap 95% intervals.
+
+A suite folder may hold a SceneMem suite (``combo_*`` scenario folders), a FindingDory suite
+(``qa.json``, generated ``episodes/``), or both in ``scenemem/`` and ``findingdory/``
+subfolders. Agent names are mapped per benchmark: ``oracle`` is the privileged SceneMem policy
+there and the privileged frame chooser in FindingDory, ``blind`` is memoryless search in
+SceneMem, ``text-memory`` is the hierarchical agent over subtask captions in SceneMem. A name
+that means nothing for a benchmark is skipped with a note, never silently.
+
+Layout of ``--out``::
+
+    comparison.json                 every table, with intervals, n, notes, run folders
+    <benchmark>/<agent>/            that agent's own run folder (runner's format, resumable)
+    <benchmark>_comparison.png      bar chart with 95% error bars
+    report.html                     self-contained: the tables and the PNGs embedded
+
+Each agent's run folder is reused when present: an interrupted comparison resumes, and an agent
+already run is not run again.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from recallbench.errors import InputError
+from recallbench.io import write_json_atomic
+from recallbench.report.aggregate import metric_summary
+
+BENCHMARKS = ("scenemem", "findingdory")
+# What each agent name means in SceneMem (acting policies for `recallbench scenemem`).
+SCENEMEM_POLICIES: dict[str, str] = {
+    # the oracle skills plus the approach phase (hierarchical.open_fixture): the generator's
+    # PrivilegedScenememPolicy stops where the oracle opened the door, which for wide doors is
+    # farther than the card's 1.2 m, so only probes verified with it would reach 100%
+    "oracle": "recallbench.agents.hierarchical:HierarchicalPrivileged",
+    "privileged": "recallbench.agents.hierarchical:HierarchicalPrivileged",
+    "scenemem-privileged": "recallbench.agents.scenemem_policies:PrivilegedScenememPolicy",
+    "do-nothing": "recallbench.agents.scenemem_policies:DoNothingPolicy",
+    "blind": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
+    "memoryless": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
+    "search": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
+    "random": "recallbench.agents.hierarchical:HierarchicalRandom",
+    "random-actions": "recallbench.agents.scenemem_baselines:RandomActionPolicy",
+    "hierarchical": "recallbench.agents.hierarchical:HierarchicalSubtasks",
+    "hierarchical-privileged": "recallbench.agents.hierarchical:HierarchicalPrivileged",
+    "text-memory": "recallbench.agents.hierarchical:HierarchicalSubtasks",
+    "text-memory-embedding": "recallbench.agents.hierarchical:HierarchicalSubtasksEmbedding",
+    "vlm": "recallbench.agents.hierarchical:HierarchicalVLM",
+}
+# FindingDory frame-selection agents are looked up in the agent registry; these names are
+# acting-only and have no frame-selection meaning.
+ACTING_ONLY = {k for k in SCENEMEM_POLICIES if k not in ("oracle", "blind", "random", "vlm",
+                                                          "text-memory")}
+FINDINGDORY_METRICS = ("hl_sr", "hl_spl", "dtg_sr", "sc_sr")
+FINDINGDORY_PRIMARY = "hl_sr"
+SCENEMEM_METRICS = ("memory_success",)
+
+
+@dataclass
+class AgentResult:
+    """One agent on one benchmark: status ok / skipped / failed, its metrics with intervals."""
+
+    agent: str
+    target: str | None
+    status: str
+    note: str = ""
+    run_dir: str | None = None
+    n: int = 0
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CompareOptions:
+    workers: int = 1
+    max_steps: int | None = None
+    frames: int = 96
+    limit: int | None = None
+    seed: int = 0
+    test_timeout: float | None = None
+    agent_args: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------ suites
+def _is_scenemem(path: Path) -> bool:
+    return path.is_dir() and any(
+        p.is_dir() and p.name.startswith("combo_") and (p / "eval_spec.json").is_file()
+        for p in path.iterdir()
+    )
+
+
+def _is_findingdory(path: Path) -> bool:
+    return (path.is_dir() and (path / "qa.json").is_file()) or (
+        path.is_file() and path.suffix in (".json", ".jsonl")
+    )
+
+
+def detect_suites(suite: str | Path) -> dict[str, Path]:
+    """benchmark -> suite path found at ``suite`` (itself, or its scenemem/findingdory parts)."""
+    root = Path(suite)
+    if not root.exists():
+        raise InputError(root, None, "suite not found")
+    found: dict[str, Path] = {}
+    for bench, test in (("scenemem", _is_scenemem), ("findingdory", _is_findingdory)):
+        for candidate in (root, root / bench):
+            if candidate.exists() and test(candidate):
+                found[bench] = candidate
+                break
+    if not found:
+        raise InputError(root, None, "no SceneMem scenarios (combo_*/eval_spec.json) and no "
+                         "FindingDory qa.json here or in scenemem/ or findingdory/")
+    return found
+
+
+def safe_name(agent: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", agent).strip("_") or "agent"
+
+
+# ------------------------------------------------------------------------------ scenemem
+def scenemem_target(agent: str) -> str | None:
+    """The ``module:Class`` an agent name runs as in SceneMem, or None if it has no meaning."""
+    if agent in SCENEMEM_POLICIES:
+        return SCENEMEM_POLICIES[agent]
+    from recallbench.agents.registry import BUILTIN_AGENTS
+
+    target = BUILTIN_AGENTS.get(agent)
+    if target is None and ":" in agent:
+        target = agent
+    if target is None:
+        return None
+    from recallbench.benchmarks.scenemem.policy import load_policy_class
+
+    try:
+        load_policy_class(target)
+    except (ValueError, ImportError):
+        return None  # not an acting policy (e.g. a frame-selection agent)
+    return target
+
+
+def run_scenemem_agent(suite: Path, agent: str, out_dir: Path, opts: CompareOptions,
+                       console: Console) -> AgentResult:
+    from recallbench.benchmarks.scenemem.policy import load_policy_class
+    from recallbench.run.runlog import completed
+    from recallbench.run.scenemem import ScenememConfig, normalise, run_scenemem
+
+    target = scenemem_target(agent)
+    if target is None:
+        return AgentResult(agent, None, "skipped", "not an acting policy for SceneMem")
+    try:
+        load_policy_class(target)
+    except (ValueError, ImportError) as exc:
+        return AgentResult(agent, target, "skipped", f"cannot load {target}: {exc}")
+    run_dir = out_dir / "run"
+    config = normalise(ScenememConfig(
+        data_dir=str(suite), policy=target, out=str(out_dir / "results.json"),
+        max_steps=opts.max_steps, seed=opts.seed, test_timeout=opts.test_timeout))
+    resume = (run_dir / "runlog.jsonl").exists()
+    if resume:  # an earlier run of this agent: finish it, but only with the same settings
+        from recallbench.run.scenemem import resume_config
+
+        config = resume_config(run_dir, {"policy": target, "data_dir": str(suite),
+                                         "max_steps": opts.max_steps, "seed": opts.seed})
+    console.print(f"[bold]scenemem[/bold] {agent} ({target})" + (" resuming" if resume else ""))
+    status = run_scenemem(config, run_dir, opts.workers, resume=resume, console=console)
+    records = list(completed(run_dir / "runlog.jsonl").values())
+    result = AgentResult(agent, target, "ok", run_dir=str(run_dir), n=len(records))
+    if status != 0:
+        result.note = "some scenarios failed to load or tests are missing (see the run folder)"
+    values = [1.0 if r.get("memory") else 0.0 for r in records]
+    result.metrics["memory_success"] = metric_summary(values, seed=opts.seed)
+    errors = [r for r in records if r.get("error")]
+    steps = [r["steps"] for r in records if r.get("memory") and r.get("steps") is not None]
+    result.extra = {
+        "errors": len(errors),
+        "mean_steps_to_success": round(sum(steps) / len(steps), 1) if steps else None,
+        "first_error": errors[0]["error"] if errors else None,
+    }
+    return result
+
+
+# ------------------------------------------------------------------------------ findingdory
+def findingdory_target(agent: str) -> Any | None:
+    """The agent factory for FindingDory, or None when the name is acting-only."""
+    if agent in ACTING_ONLY:
+        return None
+    from recallbench.agents.registry import resolve_agent
+
+    factory = resolve_agent(agent)
+    if isinstance(factory, type) and not callable(getattr(factory, "select_frames", None)):
+        return None  # an acting policy class named directly
+    return factory
+
+
+def _construct(factory: Any, kwargs: dict[str, Any], seed: int) -> Any:
+    kwargs = dict(kwargs)
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "seed" in params and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    return factory(**kwargs)
+
+
+def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: CompareOptions,
+                          console: Console) -> AgentResult:
+    from rich.progress import track
+
+    from recallbench.benchmarks.findingdory.data import load_suite
+    from recallbench.benchmarks.findingdory.evaluate import RECORDS, run_cases, start_run
+    from recallbench.report.runs import score_run
+
+    try:
+        factory = findingdory_target(agent)
+    except ValueError as exc:
+        return AgentResult(agent, None, "skipped", str(exc))
+    if factory is None:
+        return AgentResult(agent, None, "skipped", "acting-only: no frame-selection meaning")
+    kwargs = opts.agent_args.get(agent, {})
+    try:
+        instance = _construct(factory, kwargs, opts.seed)
+    except Exception as exc:  # e.g. a model agent without a model, a missing extra
+        return AgentResult(agent, None, "skipped", f"could not construct: {exc}")
+    suite = load_suite(suite_path)
+    n_cases = min(len(suite.cases), opts.limit) if opts.limit else len(suite.cases)
+    start_run(out_dir, benchmark="findingdory", data=str(suite_path.resolve()),
+              data_sha256=suite.sha256, videos=None, agent=agent, agent_kwargs=kwargs,
+              agent_privileged=bool(getattr(instance, "privileged", False)),
+              frames=opts.frames, seed=opts.seed, scoring="published", limit=opts.limit,
+              cases=n_cases)
+    resume = (out_dir / RECORDS).exists()
+    console.print(f"[bold]findingdory[/bold] {agent}" + (" resuming" if resume else ""))
+    if getattr(instance, "needs_training_suite", False):
+        instance.fit(suite.cases)
+    run_cases(suite, instance, budget=opts.frames, run_dir=out_dir, limit=opts.limit,
+              resume=resume,
+              progress=lambda it, n: track(it, total=n, description=f"{agent} K={opts.frames}",
+                                           console=console, transient=True))
+    summary = score_run(out_dir, suite=suite, seed=opts.seed)
+    overall = summary["overall"]
+    result = AgentResult(agent, f"{factory.__module__}:{getattr(factory, '__name__', factory)}",
+                         "ok", run_dir=str(out_dir), n=int(overall["n"]))
+    result.metrics = {m: overall[m] for m in FINDINGDORY_METRICS if m in overall}
+    result.extra = {"failures": overall.get("failures", {})}
+    return result
+
+
+# ------------------------------------------------------------------------------ comparison
+RUNNERS: dict[str, Callable[[Path, str, Path, CompareOptions, Console], AgentResult]] = {
+    "scenemem": run_scenemem_agent,
+    "findingdory": run_findingdory_agent,
+}
+
+
+def compare(suite: str | Path, agents: Sequence[str], out: str | Path,
+            opts: CompareOptions | None = None, console: Console | None = None,
+            agents_by_benchmark: dict[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """Run every agent on every benchmark found in ``suite``; write comparison.json, charts
+    and report.html under ``out``; return the comparison."""
+    opts = opts or CompareOptions()
+    console = console or Console(stderr=True)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    suites = detect_suites(suite)
+    comparison: dict[str, Any] = {
+        "suite": str(Path(suite).resolve()),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "options": {k: v for k, v in asdict(opts).items() if k != "agent_args"},
+        "benchmarks": {},
+    }
+    for bench, path in suites.items():
+        names = list((agents_by_benchmark or {}).get(bench, agents))
+        results = []
+        for agent in names:
+            agent_dir = out / bench / safe_name(agent)
+            agent_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                result = RUNNERS[bench](path, agent, agent_dir, opts, console)
+            except InputError as exc:
+                result = AgentResult(agent, None, "failed", str(exc))
+            if result.status != "ok":
+                console.print(f"[yellow]{bench}: {agent} {result.status}[/yellow]: {result.note}")
+            results.append(asdict(result))
+        metrics = SCENEMEM_METRICS if bench == "scenemem" else FINDINGDORY_METRICS
+        comparison["benchmarks"][bench] = {
+            "suite": str(path.resolve()),
+            "metrics": list(metrics),
+            "primary": metrics[0],
+            "agents": results,
+        }
+    write_json_atomic(out / "comparison.json", comparison)
+    from recallbench.report.compare import print_comparison, write_report
+
+    print_comparison(comparison, console=console)
+    write_report(comparison, out)
+    return comparison
+
+
+def load_comparison(out: str | Path) -> dict[str, Any]:
+    path = Path(out) / "comparison.json"
+    if not path.is_file():
+        raise InputError(path, None, "no comparison here")
+    return json.loads(path.read_text())

@@ -1,0 +1,143 @@
+"""`recallbench run`: agents compared on a suite holding both benchmarks, through the real
+runners (SceneMem worker processes, FindingDory run log), into one table per benchmark with
+intervals, comparison.json, PNG charts and a self-contained HTML report."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from chat_server import ChatServer, Reply
+from recallbench.cli import main
+from recallbench.errors import InputError
+from recallbench.run.cli import parse_agent_args
+from recallbench.run.compare import detect_suites, findingdory_target, scenemem_target
+from test_findingdory_cli import build_suite
+from test_scenemem_baselines import kitchen_suite
+
+AGENTS = "oracle,blind,random,do-nothing,recency,text-memory"
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("suite")
+    kitchen_suite(root / "scenemem")
+    (root / "findingdory").mkdir()
+    build_suite(root / "findingdory")
+    return root
+
+
+def by_agent(block: dict) -> dict[str, dict]:
+    return {a["agent"]: a for a in block["agents"]}
+
+
+@pytest.fixture(scope="module")
+def compared(suite, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cmp") / "run"
+    reply = Reply(content=json.dumps({"chain_of_thought": "", "frame_indices": [0]}))
+    with ChatServer([], default=reply) as server:
+        args = ["run", "--suite", str(suite), "--agents", AGENTS, "--out", str(out),
+                "--workers", "2", "--frames", "40",
+                "--agent-arg", "text-memory.model=test-llm",
+                "--agent-arg", f"text-memory.base_url={server.base_url}",
+                "--agent-arg", "text-memory.chunk_size=10",
+                "--agent-arg", "text-memory.captioner="
+                               "recallbench.agents.annotation_captions:AnnotationCaptioner"]
+        assert main(args) == 0
+        sent = [r.text() for r in server.requests]
+    return out, json.loads((out / "comparison.json").read_text()), args, sent
+
+
+def test_scenemem_table_orders_the_baselines(compared):
+    _, comparison, _, _ = compared
+    sm = by_agent(comparison["benchmarks"]["scenemem"])
+    for name in ("oracle", "blind", "random", "do-nothing"):
+        assert sm[name]["status"] == "ok" and sm[name]["n"] == 2, sm[name]
+    success = {k: v["metrics"]["memory_success"] for k, v in sm.items() if v["status"] == "ok"}
+    assert success["oracle"]["value"] == 1.0
+    assert success["blind"]["value"] == 0.5  # memoryless search: the near fixture only
+    assert success["do-nothing"]["value"] == 0.0
+    assert sm["blind"]["target"].endswith("MemorylessSearchPolicy")
+    for s in success.values():
+        assert s["lo"] <= s["value"] <= s["hi"] and s["n"] == 2
+    assert success["blind"]["lo"] < 0.5 < success["blind"]["hi"]  # two tests: a wide interval
+    # text memory over subtask captions is the hierarchical agent here, and it remembers
+    assert sm["text-memory"]["status"] == "ok"
+    assert sm["text-memory"]["metrics"]["memory_success"]["value"] == 1.0
+    assert sm["recency"]["status"] == "skipped"  # a frame-selection agent cannot act
+
+
+def test_findingdory_table_has_intervals_and_n(compared):
+    _, comparison, _, sent = compared
+    fd = by_agent(comparison["benchmarks"]["findingdory"])
+    assert fd["do-nothing"]["status"] == "skipped"
+    for name in ("oracle", "blind", "random", "recency", "text-memory"):
+        assert fd[name]["status"] == "ok", fd[name]
+        hl = fd[name]["metrics"]["hl_sr"]
+        assert hl["n"] == 12 and hl["lo"] <= hl["value"] <= hl["hi"]
+    values = {k: v["metrics"]["hl_sr"]["value"] for k, v in fd.items() if v["status"] == "ok"}
+    assert values["oracle"] >= max(values.values()) and values["oracle"] > 0.5
+    # the text-memory agent answered over privileged captions of the real annotations
+    assert sent and any("picks up the mug" in t for t in sent)
+
+
+def test_outputs_png_and_html(compared):
+    out, comparison, _, _ = compared
+    for bench in ("scenemem", "findingdory"):
+        with Image.open(out / f"{bench}_comparison.png") as img:
+            assert img.format == "PNG" and img.size[0] > 300
+    page = (out / "report.html").read_text()
+    assert page.count("<table") == 2 and "FindingDory" in page and "SceneMem" in page
+    images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", page)
+    assert len(images) == 2
+    assert Image.open(io.BytesIO(base64.b64decode(images[0]))).format == "PNG"
+    assert "MemorylessSearchPolicy" not in page  # tables name agents, not classes
+    assert "skipped" in page  # what did not run is said, not hidden
+    for bench, block in comparison["benchmarks"].items():
+        run_dirs = [a["run_dir"] for a in block["agents"] if a["status"] == "ok"]
+        assert all(Path(d).is_dir() for d in run_dirs), bench
+
+
+def test_rerun_resumes_without_running_agents_again(compared):
+    out, first, args, _ = compared
+    logs = [*out.glob("scenemem/*/run/runlog.jsonl"), *out.glob("findingdory/*/records.jsonl")]
+    before = {p: p.read_text() for p in logs}
+    # text-memory's server is gone: a rerun must not need it (its records are complete)
+    assert main(args) == 0
+    assert {p: p.read_text() for p in logs} == before
+    second = json.loads((out / "comparison.json").read_text())
+    for bench in ("scenemem", "findingdory"):
+        a = {x["agent"]: x["metrics"] for x in first["benchmarks"][bench]["agents"]}
+        b = {x["agent"]: x["metrics"] for x in second["benchmarks"][bench]["agents"]}
+        assert a == b
+
+
+def test_bad_input_is_named(tmp_path, capsys):
+    with pytest.raises(InputError, match="no SceneMem scenarios"):
+        detect_suites(tmp_path)
+    with pytest.raises(InputError, match="suite not found"):
+        detect_suites(tmp_path / "nope")
+    assert main(["run", "--suite", str(tmp_path), "--agents", "oracle", "--out",
+                 str(tmp_path / "o")]) == 2
+    assert str(tmp_path) in capsys.readouterr().err
+    with pytest.raises(ValueError, match="AGENT.KEY=VALUE"):
+        parse_agent_args(["model=x"])
+    assert parse_agent_args(["vlm.max_tokens=5", "vlm.model=m"]) == {
+        "vlm": {"max_tokens": 5, "model": "m"}}
+
+
+def test_agent_names_map_per_benchmark():
+    assert scenemem_target("oracle").endswith("HierarchicalPrivileged")
+    assert scenemem_target("scenemem-privileged").endswith("PrivilegedScenememPolicy")
+    assert scenemem_target("recency") is None
+    assert scenemem_target("scenemem-search").endswith("MemorylessSearchPolicy")
+    assert findingdory_target("do-nothing") is None
+    assert findingdory_target("oracle").__name__ == "OracleAgent"
+    with pytest.raises(ValueError, match="unknown agent"):
+        findingdory_target("no-such-agent")
