@@ -91,8 +91,10 @@ def main() -> None:
     frames = statistics.median(r[1] for r in rows)
     raw = statistics.median(r[2] for r in rows)
     raw_fps = statistics.median(r[3] for r in rows)
-    print(f"\nhead camera {args.width}x{args.height}, {args.steps} steps, "
-          f"{args.interactions} interactions, median of {len(rows)} episodes")
+    print(
+        f"\nhead camera {args.width}x{args.height}, {args.steps} steps, "
+        f"{args.interactions} interactions, median of {len(rows)} episodes"
+    )
     print(f"generation:                {frames / secs:8.1f} recorded frames/s ({secs:.1f} s)")
     print(f"raw RGB render limit:      {raw_fps:8.1f} frames/s (one render per frame)")
     print(f"ratio generation / raw:    {frames / secs / raw_fps:8.2f}")

@@ -21,7 +21,7 @@ from recallbench.run.compare import detect_suites, findingdory_target, scenemem_
 from test_findingdory_cli import build_suite
 from test_scenemem_baselines import kitchen_suite
 
-AGENTS = "oracle,blind,random,do-nothing,recency,text-memory"
+AGENTS = "oracle,blind,random,do-nothing,recency,text-memory,vlm"  # vlm: no model given
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,9 @@ def compared(suite, tmp_path_factory):
                 "--agent-arg", "text-memory.chunk_size=10",
                 "--agent-arg", "text-memory.captioner="
                                "recallbench.agents.annotation_captions:AnnotationCaptioner"]
-        assert main(args) == 0
+        with pytest.MonkeyPatch.context() as mp:
+            mp.delenv("RECALLBENCH_VLM_MODEL", raising=False)  # the vlm agents get no model
+            assert main(args) == 0
         sent = [r.text() for r in server.requests]
     return out, json.loads((out / "comparison.json").read_text()), args, sent
 
@@ -71,12 +73,14 @@ def test_scenemem_table_orders_the_baselines(compared):
     assert sm["text-memory"]["status"] == "ok"
     assert sm["text-memory"]["metrics"]["memory_success"]["value"] == 1.0
     assert sm["recency"]["status"] == "skipped"  # a frame-selection agent cannot act
+    assert sm["vlm"]["status"] == "failed" and "RECALLBENCH_VLM_MODEL" in sm["vlm"]["note"]
 
 
 def test_findingdory_table_has_intervals_and_n(compared):
     _, comparison, _, sent = compared
     fd = by_agent(comparison["benchmarks"]["findingdory"])
     assert fd["do-nothing"]["status"] == "skipped"
+    assert fd["vlm"]["status"] == "skipped" and "could not construct" in fd["vlm"]["note"]
     for name in ("oracle", "blind", "random", "recency", "text-memory"):
         assert fd[name]["status"] == "ok", fd[name]
         hl = fd[name]["metrics"]["hl_sr"]
@@ -97,7 +101,9 @@ def test_outputs_png_and_html(compared):
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", page)
     assert len(images) == 2
     assert Image.open(io.BytesIO(base64.b64decode(images[0]))).format == "PNG"
-    assert "MemorylessSearchPolicy" not in page  # tables name agents, not classes
+    # what each name ran as is stated (names mean different agents per benchmark)
+    assert "blind = recallbench.agents.scenemem_baselines:MemorylessSearchPolicy" in page
+    assert "blind = recallbench.agents.baselines:BlindAgent" in page
     assert "skipped" in page  # what did not run is said, not hidden
     for bench, block in comparison["benchmarks"].items():
         run_dirs = [a["run_dir"] for a in block["agents"] if a["status"] == "ok"]
@@ -134,10 +140,50 @@ def test_bad_input_is_named(tmp_path, capsys):
 
 def test_agent_names_map_per_benchmark():
     assert scenemem_target("oracle").endswith("HierarchicalPrivileged")
-    assert scenemem_target("scenemem-privileged").endswith("PrivilegedScenememPolicy")
+    assert scenemem_target("privileged-scenemem").endswith("PrivilegedScenememPolicy")
     assert scenemem_target("recency") is None
     assert scenemem_target("scenemem-search").endswith("MemorylessSearchPolicy")
     assert findingdory_target("do-nothing") is None
     assert findingdory_target("oracle").__name__ == "OracleAgent"
     with pytest.raises(ValueError, match="unknown agent"):
         findingdory_target("no-such-agent")
+
+
+@pytest.mark.slow
+def test_demo_generates_once_and_compares(tmp_path, monkeypatch, capsys):
+    """The main job end to end at a smaller size: generation in worker processes, the
+    comparison, the report; a second run reuses everything."""
+    from recallbench.run import demo
+
+    monkeypatch.setattr(demo, "SCENEMEM_SCENARIOS", 1)
+    monkeypatch.setitem(demo.SCENEMEM_KNOBS, "tasks", 2)
+    monkeypatch.setitem(demo.SCENEMEM_KNOBS, "pick_place", 1)
+    monkeypatch.setattr(demo, "FINDINGDORY_KNOBS", {"interactions": 2, "steps": 400, "rooms": 1,
+                                                    "width": 120, "height": 160,
+                                                    "subsample": 24, "distractors": 4})
+    monkeypatch.setattr(demo, "FRAMES", 24)
+    monkeypatch.setattr(demo, "text_memory_args", lambda: {})  # the embedding model: elsewhere
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--workers", "2"]) == 0
+    report = out / "comparison" / "report.html"
+    assert f"report: {report}" in capsys.readouterr().out
+    comparison = json.loads((out / "comparison" / "comparison.json").read_text())
+    sm = by_agent(comparison["benchmarks"]["scenemem"])
+    assert sm["oracle"]["metrics"]["memory_success"]["value"] == 1.0
+    assert sm["do-nothing"]["metrics"]["memory_success"]["value"] == 0.0
+    fd = by_agent(comparison["benchmarks"]["findingdory"])
+    assert fd["oracle"]["status"] == "ok" and fd["oracle"]["n"] > 0
+    assert fd["text-memory"]["status"] == "skipped"  # no captioner/answerer given: said so
+    suite_files = sorted(p for p in (out / "suites").rglob("*") if p.is_file())
+    stamps = {p: p.stat().st_mtime_ns for p in suite_files}
+    assert main(["demo", "--out", str(out), "--workers", "2"]) == 0
+    assert {p: p.stat().st_mtime_ns for p in suite_files} == stamps  # nothing regenerated
+
+
+def test_suites_are_detected_from_their_files(suite):
+    assert detect_suites(suite) == {"scenemem": suite / "scenemem",
+                                    "findingdory": suite / "findingdory"}
+    assert detect_suites(suite / "scenemem") == {"scenemem": suite / "scenemem"}
+    assert detect_suites(suite / "findingdory") == {"findingdory": suite / "findingdory"}
+    qa = suite / "findingdory" / "qa.json"
+    assert detect_suites(qa) == {"findingdory": qa}

@@ -279,3 +279,26 @@ def test_a_day_too_short_for_its_chores_fails_clearly():
         run_day(env, knobs, np.random.default_rng(0), lambda i, rgb: frames.append(i))
     assert frames == []  # refused before acting: nothing half-recorded
     env.close()
+
+
+def test_the_harness_runs_the_oracle_agent_on_the_generated_suite(suite_dir, tmp_path):
+    """The whole evaluation path (video look-up, run log, scoring) on a generated suite."""
+    from recallbench.agents.baselines import OracleAgent
+    from recallbench.benchmarks.findingdory.data import load_suite
+    from recallbench.benchmarks.findingdory.evaluate import run_cases, score_records
+    from recallbench.run.runlog import completed
+
+    suite = load_suite(suite_dir)
+    log = run_cases(suite, OracleAgent(), budget=96, run_dir=tmp_path)
+    rows = score_records(suite, completed(log))
+    assert len(rows) == len(suite.cases)
+    for row, case in zip(rows, suite.cases, strict=True):
+        # with 96 of 400 frames offered, a valid frame may fall between the offered ones
+        offered_ok = all(
+            any(f in set(np.linspace(0, KNOBS.steps - 1, 96, dtype=int).tolist()) for f in sub)
+            for sub in case.answer
+        )
+        if case.solvable and offered_ok:
+            assert row["hl_sr"] == 1.0, case.question
+        if not case.solvable:
+            assert row["hl_sr"] == 0.0

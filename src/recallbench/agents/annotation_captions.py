@@ -90,7 +90,7 @@ class AnnotationCaptioner:
                                                  for f in chunk.frame_indices]))]
             obj = names.get(str(ev.get("object")), str(ev.get("object")))
             rec = names.get(str(ev.get("receptacle")), str(ev.get("receptacle")))
-            room = ev.get("room")
+            room = str(ev.get("room") or "").replace("_", " ")
             where = f"{rec} in the {room}" if room else rec
             verb = "picks up the {} from the {}" if ev.get("kind") == "pick" else \
                 "places the {} on the {}"

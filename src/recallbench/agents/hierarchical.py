@@ -1,9 +1,10 @@
 """The hierarchical SceneMem agent: a memory module picks the fixture, a scripted controller
-drives there and opens it.
+drives there, opens it and stays close.
 
-The controller is the generator's oracle (``generate.oracle.Oracle``): its ``open_door`` skill is
-a generator of 12-dim actions, handed out here one ``get_action`` at a time, so the agent acts
-through the normal action interface only. It needs the built-in world (``HomeEnv``: navigation
+The controller is the generator's oracle (``generate.oracle.Oracle``): its skills
+(``open_door``/``turn_sink``, ``approach``, ``navigate_to``) are generators of 12-dim actions,
+handed out here one ``get_action`` at a time, so the agent acts through the normal action
+interface only. It needs the built-in world (``HomeEnv``: navigation
 grid, fixture metadata); on robosuite/RoboCasa envs it has no controller.
 
 Memory modules (``FixtureChooser``) see the instruction, the three videos and the fixtures of
@@ -312,25 +313,30 @@ class SkillDriver:
             return None
 
 
-APPROACH_STANDOFF = 1.0  # m from the fixture body after opening (the card's rule: < 1.2)
+STANDOFF = 1.0  # m in front of the fixture body: inside SceneMem's 1.2 m approach distance
 
 
 def open_fixture(oracle: Any, fixture_name: str) -> Generator[np.ndarray, None, bool]:
-    """Oracle skills composed: open the fixture (turn a sink's handle), then drive to a pose
-    ``APPROACH_STANDOFF`` in front of its body, since the oracle's work pose for a wide door
-    can stand farther than SceneMem's approach distance. Returns whether both skills worked."""
+    """The oracle's skills composed: open the fixture's first door (turn a sink's handle), then
+    ``approach`` it, since the work pose for a wide door can stand farther from the fixture than
+    SceneMem's approach distance. Where ``approach`` finds no pose clear of the opened door
+    (bottom-hinged oven and dishwasher doors), drive straight to ``STANDOFF`` in front of the
+    body: the base may nudge the door, which stays past the opening threshold. Returns whether
+    the fixture was opened and approached."""
     env = oracle.env
     fx = env.fixture(fixture_name)
     if fx["type"] == "sink":
         opened = yield from oracle.turn_sink(fixture_name)
     else:
         opened = yield from oracle.open_door(fixture_name)
-    body = env.sim.data.xpos[env.sim.model.body_name2id(fx["body_name"])][:2]
-    facing = float(fx["yaw"]) + math.pi / 2  # a fixture's front faces yaw + pi/2
-    goal = env.nav_grid.snap(body + APPROACH_STANDOFF * np.array([math.cos(facing),
-                                                                 math.sin(facing)]))
-    near = yield from oracle.navigate_to((goal[0], goal[1], fx["approach_pose"][2]),
-                                         pos_tol=0.05)
+    near = yield from oracle.approach(fixture_name)
+    if not near.success:
+        body = oracle.body_pos(fx["body_name"])[:2]
+        facing = float(fx["yaw"]) + math.pi / 2  # a fixture's front faces yaw + pi/2
+        goal = env.nav_grid.snap(body + STANDOFF * np.array([math.cos(facing),
+                                                             math.sin(facing)]))
+        near = yield from oracle.navigate_to((goal[0], goal[1], fx["approach_pose"][2]),
+                                             pos_tol=0.05)
     return bool(opened.success and near.success)
 
 
@@ -343,7 +349,10 @@ def idle_action() -> np.ndarray:
 
 # --------------------------------------------------------------------------- the agent
 class HierarchicalAgent(BasePolicy):
-    """Memory module -> fixture; scripted controller -> drive there and open it."""
+    """Memory module -> fixture; scripted controller -> drive there, open it, stay close.
+
+    The memory module is asked at the first ``get_action`` of a rollout (it needs the live
+    world's fixture list); its decision is kept as ``last_choice``."""
 
     def __init__(self, memory: str | FixtureChooser = "privileged", **memory_kwargs: Any) -> None:
         self.memory_name = memory if isinstance(memory, str) else type(memory).__name__

@@ -143,7 +143,7 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
             "video": f"episodes/{ep_id}/video_{knobs.subsample}.mp4",
             "answer": subsample_answer(answer, offered),
         }
-        if knobs.subsample != 96:  # the public loader assumes 96 unless told
+        if len(offered) != 96:  # the public loader assumes 96 unless told
             sub_row["answer_frames"] = int(len(offered))
         rows_sub.append(sub_row)
     write_json_atomic(work / "qa.json", rows, indent=None)

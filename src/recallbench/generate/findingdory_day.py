@@ -31,11 +31,19 @@ from recallbench.world.objects import CATEGORIES
 DAY_START_MIN = 6 * 60
 DAY_MINUTES = 16 * 60  # 06:00 to 22:00
 MAX_NAV_STEPS = 900
-REACH_STEPS = 26  # arm steps to reach an object or a placing spot (0.05 m per step)
-RETRACT_STEPS = 24
-SETTLE_STEPS = 4  # physics steps after a release so the object comes to rest
+REACH_STEPS = 45  # arm steps to reach an object or a placing spot (0.05 m per step)
+RETRACT_STEPS = 45
+GRASP_ABOVE = 0.1  # m: the gripper grasps from this far above an object's centre
+CLEAR_Z = 0.34  # m above a surface: the gripper's travel height, over any standing object
+SETTLE_STEPS = 6  # physics steps after a release so the object comes to rest
+HOLD_STEPS = 3  # still steps before a release
+# A neighbour may roll or be nudged this far (m) while the arm works; knocked over or off its
+# surface (a height change), the home is rejected.
+NUDGE_XY = 0.1
+SETTLE_SECONDS = 5.0  # physics run before the day starts
 LOOK_STEPS = 4  # idle frames looking at a receptacle on a revisit
-ARM_STEPS = REACH_STEPS + RETRACT_STEPS + SETTLE_STEPS  # upper bound of one pick or place
+# upper bound of one pick or place
+ARM_STEPS = REACH_STEPS + RETRACT_STEPS + HOLD_STEPS + SETTLE_STEPS
 MAX_ARM_REACH = 0.95  # m, base centre to object, horizontally (arm x slides to 1.1 m)
 CARRY = np.array([0.25, 0.0, 0.5])  # grip site in the base frame while driving: low and
 # close, below the head camera's view, so the arm never hides the scene
@@ -145,7 +153,8 @@ def _on_top(env: HomeEnv, rec: dict, pos: np.ndarray, half_height: float) -> boo
     c, s = math.cos(yaw), math.sin(yaw)
     lx, ly = c * d[0] + s * d[1], -s * d[0] + c * d[1]
     inside = abs(lx) <= half[0] + 0.03 and abs(ly) <= half[1] + 0.03
-    return inside and abs(pos[2] - (centre[2] + half_height)) < 0.06
+    # upright or tipped over, but on this surface (not on the floor, not on a lower board)
+    return inside and centre[2] - 0.01 <= pos[2] <= centre[2] + half_height + 0.06
 
 
 # ---------------------------------------------------------------------------- planning
@@ -159,6 +168,8 @@ class _Leg:
     spot: np.ndarray | None = None  # placing point (xyz of the object's centre)
     interaction: int | None = None
     room: str | None = None
+    actions: list[int] | None = None  # the dry run's discrete actions
+    end: np.ndarray | None = None  # and the pose they reach
 
 
 def _nav_goal(grid: NavGrid, target_xy: np.ndarray) -> np.ndarray | None:
@@ -205,7 +216,7 @@ def _place_spot(
         return None
     cands.sort(key=lambda t: t[0])
     _, p, goal = cands[int(rng.integers(0, min(3, len(cands))))]
-    return np.array([p[0], p[1], centre[2] + obj["half_height"] + 0.01]), goal
+    return np.array([p[0], p[1], centre[2] + obj["half_height"] + 0.005]), goal
 
 
 def _choose_rooms(meta: dict, movable: dict, knobs: FindingDoryKnobs, rng) -> list[str]:
@@ -228,6 +239,8 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
         if loc["kind"] != "receptacle":
             continue
         pos = _body_pos(env, o["body_name"])
+        if not _on_top(env, recs[loc["name"]], pos, o["half_height"]):
+            continue  # rolled off while the house settled: it stays where it lies
         goal = _nav_goal(grid, pos[:2])
         if goal is not None:
             movable[o["name"]] = {
@@ -323,16 +336,18 @@ def _face_yaw(goal: np.ndarray, face: np.ndarray | None) -> float | None:
 
 def _nav_steps(
     follower: GreedyGeodesicFollower, pose: np.ndarray, leg: _Leg
-) -> tuple[int, np.ndarray]:
-    """Dry run of a leg on the grid: steps taken and the pose reached (no simulation)."""
+) -> tuple[list[int], np.ndarray]:
+    """Dry run of a leg on the grid: the follower's actions and the pose reached."""
     p = pose.copy()
     yaw = _face_yaw(leg.goal, leg.face)
-    for n in range(MAX_NAV_STEPS):
+    actions: list[int] = []
+    for _ in range(MAX_NAV_STEPS):
         a = follower.act(p, leg.goal, goal_yaw=yaw)
         if a == DiscreteAction.STOP:
             if follower.status != "arrived":
                 raise DayFailed(f"{leg.kind} leg: goal {leg.goal} is unreachable")
-            return n, p
+            return actions, p
+        actions.append(int(a))
         p = apply_discrete(follower.grid, p, a)
     raise DayFailed(f"{leg.kind} leg: no arrival within {MAX_NAV_STEPS} steps")
 
@@ -346,8 +361,11 @@ def _plan_cost(env: HomeEnv, legs: list[_Leg]) -> int:
     follower = GreedyGeodesicFollower(env.nav_grid)
     pose, total = env.base_pose(), 0
     for leg in legs:
-        n, pose = _nav_steps(follower, pose, leg)
-        total += n + _leg_cost(leg)
+        # the actions are kept: driving replays them (the follower is deterministic on the
+        # grid, and arm phases put the base back exactly), so each leg is planned once
+        leg.actions, pose = _nav_steps(follower, pose, leg)
+        leg.end = pose
+        total += len(leg.actions) + _leg_cost(leg)
     return total
 
 
@@ -382,6 +400,13 @@ class _DayRunner:
             self.record(render=False)  # nothing moves: the last image is the frame
 
     def drive(self, leg: _Leg) -> None:
+        if leg.actions is not None and leg.end is not None:
+            for a in leg.actions:
+                self.env.step_discrete(a)
+                self.record()
+            if np.allclose(self.env.base_pose(), leg.end, atol=1e-9):
+                return
+            # should not happen (the world is deterministic); finish with the live follower
         yaw = _face_yaw(leg.goal, leg.face)
         for _ in range(MAX_NAV_STEPS):
             a = self.follower.act(self.env.base_pose(), leg.goal, goal_yaw=yaw)
@@ -393,21 +418,15 @@ class _DayRunner:
             self.record()
         raise DayFailed(f"{leg.kind} leg: no arrival within {MAX_NAV_STEPS} steps")
 
-    def _arm_to(self, target_base: np.ndarray, max_steps: int, tol: float = 0.02) -> float:
-        """Move the grip site toward a point in the base frame; one frame per arm step.
+    def _arm_path(self, waypoints: list[np.ndarray], max_steps: int, tol: float = 0.02) -> float:
+        """Move the grip site through points in the base frame; one frame per arm step.
 
-        Reaching out, the arm first rises to the target height and then extends; coming back
-        it first retracts and then lowers, so it never sweeps through a furniture edge.
+        Returns the distance left to the last point (all points but the last are passed
+        within 0.03 m).
         """
-        start = self.env.eef_pos_base()
-        outward = target_base[0] > start[0]
-        via = (
-            np.array([start[0], start[1], target_base[2]])
-            if outward
-            else np.array([target_base[0], target_base[1], start[2]])
-        )
         steps = 0
-        for goal, goal_tol in ((via, 0.03), (target_base, tol)):
+        for n, goal in enumerate(waypoints):
+            goal_tol = tol if n == len(waypoints) - 1 else 0.03
             while steps < max_steps:
                 err = float(np.linalg.norm(goal - self.env.eef_pos_base()))
                 if err <= goal_tol:
@@ -417,7 +436,20 @@ class _DayRunner:
                 self.env.step(act)
                 self.record()
                 steps += 1
-        return float(np.linalg.norm(target_base - self.env.eef_pos_base()))
+        return float(np.linalg.norm(waypoints[-1] - self.env.eef_pos_base()))
+
+    def _over(self, target: np.ndarray, travel_z: float) -> list[np.ndarray]:
+        """Up at the current reach, across at ``travel_z``, then straight down to ``target``:
+        the gripper (and what it holds) passes over the other objects, never through them."""
+        cur = self.env.eef_pos_base()
+        z = max(travel_z, target[2])
+        return [np.array([cur[0], cur[1], z]), np.array([target[0], target[1], z]), target]
+
+    def _back(self, travel_z: float) -> list[np.ndarray]:
+        """Straight up to ``travel_z``, back over the base, then down to the carry pose."""
+        cur = self.env.eef_pos_base()
+        z = max(travel_z, cur[2])
+        return [np.array([cur[0], cur[1], z]), np.array([CARRY[0], CARRY[1], z]), CARRY]
 
     def _to_base(self, world: np.ndarray) -> np.ndarray:
         x, y, yaw = self.env.base_pose()
@@ -439,19 +471,29 @@ class _DayRunner:
     def _check_undisturbed(self, before: dict[str, np.ndarray], moved: str) -> None:
         after = self._free_objects()
         for name, pos in before.items():
-            if name != moved and np.linalg.norm(after[name] - pos) > 0.03:
-                raise DayFailed(f"handling {moved} disturbed {name}")
+            shift = after[name] - pos
+            if name != moved and (np.linalg.norm(shift[:2]) > NUDGE_XY or abs(shift[2]) > 0.03):
+                raise DayFailed(
+                    f"handling {moved} disturbed {name} by {np.round(shift, 3).tolist()}"
+                )
 
     def pick(self, leg: _Leg) -> None:
         env, pose = self.env, self.env.base_pose()
         before = self._free_objects()
         obj = _body_pos(env, leg.obj)
-        self._arm_to(self._to_base(obj), REACH_STEPS)
+        half_height = next(o for o in env.world_meta["objects"] if o["name"] == leg.obj)[
+            "half_height"
+        ]
+        # grasp from just above (the magic grasp reaches 0.15 m), travelling high enough to
+        # clear the tallest neighbour
+        above = self._to_base(obj + np.array([0.0, 0.0, GRASP_ABOVE]))
+        travel = self._to_base(obj)[2] - half_height + CLEAR_Z
+        self._arm_path(self._over(above, travel), REACH_STEPS)
         name = env.grasp()
         if name != leg.obj:
             env.release()
             raise DayFailed(f"pick of {leg.obj} grasped {name!r}")
-        self._arm_to(CARRY, RETRACT_STEPS, tol=0.05)
+        self._arm_path(self._back(travel), RETRACT_STEPS, tol=0.05)
         self._hold_base(pose)
         self._check_undisturbed(before, leg.obj)
 
@@ -462,24 +504,43 @@ class _DayRunner:
         if held is None or env.model.body(held).name != leg.obj:
             raise DayFailed(f"place of {leg.obj}: not holding it")
         offset = _body_pos(env, leg.obj) - env.data.site_xpos[env._eef_site]
-        self._arm_to(self._to_base(leg.spot - offset), REACH_STEPS)
+        target = self._to_base(leg.spot - offset)
+        travel = target[2] + 0.1
+        err = self._arm_path(self._over(target, travel), REACH_STEPS)
+        # hold still before letting go: the arm servos lag their targets, and an object
+        # released while still moving tips over or slides off
+        for _ in range(HOLD_STEPS):
+            env.step(np.zeros(env.action_dim))
+            self.record()
         env.release()
         for _ in range(SETTLE_STEPS):
             env.step(np.zeros(env.action_dim))
             self.record()
-        self._arm_to(CARRY, RETRACT_STEPS, tol=0.05)
+        self._arm_path(self._back(travel), RETRACT_STEPS, tol=0.05)
         self._hold_base(pose)
         rec = next(r for r in meta["receptacles"] if r["name"] == leg.receptacle)
         obj = next(o for o in meta["objects"] if o["name"] == leg.obj)
-        if not _on_top(env, rec, _body_pos(env, leg.obj), obj["half_height"]):
-            raise DayFailed(f"{leg.obj} did not come to rest on {leg.receptacle}")
+        pos = _body_pos(env, leg.obj)
+        if not _on_top(env, rec, pos, obj["half_height"]):
+            raise DayFailed(
+                f"{leg.obj} did not come to rest on {leg.receptacle} (reach error {err:.3f} m, "
+                f"now at {np.round(pos, 3).tolist()}, spot {np.round(leg.spot, 3).tolist()})"
+            )
         self._check_undisturbed(before, leg.obj)
+
+
+def settle(env: HomeEnv, seconds: float = SETTLE_SECONDS) -> None:
+    """Let the house come to rest before the day (and its video) starts: a round object left
+    on a slightly uneven top may roll for a while once physics runs."""
+    for _ in range(int(seconds * env.control_freq)):
+        env.step(np.zeros(env.action_dim))
 
 
 def run_day(
     env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator, sink: FrameSink
 ) -> Day:
     """Plan and act out one day; ``sink(frame_index, rgb)`` receives every frame in order."""
+    settle(env)
     legs = plan_day(env, knobs, rng)
     spare = knobs.steps - 1 - _plan_cost(env, legs)  # frame 0 is the start pose
     # A short day drops the optional wandering first, then the revisits.

@@ -33,7 +33,7 @@ REACH_Z = (0.25, 1.78)  # torso kept at its home height
 BASE_CLEARANCE = 0.03  # m kept between the base cylinder and an opened door panel
 COLLIDE_Z = 0.36  # door geoms lower than this can hit the base (its top is at 0.29 m)
 CARRY = np.array([0.36, 0.0, 1.05])  # grip site in the base frame while driving (x, y, z)
-APPROACH_RADIUS = 1.12  # m: inside SceneMem's 1.2 m approach test, with room for base error
+APPROACH_RADIUS = 1.16  # m: inside SceneMem's 1.2 m approach test, with room for base error
 ARM_GAIN = 0.8  # fraction of the remaining error commanded per step (servo lag, no overshoot)
 
 
@@ -47,10 +47,6 @@ class SkillResult:
     end_frame: int
     detail: str = ""
     info: dict[str, Any] = field(default_factory=dict)
-
-
-class SkillFailed(RuntimeError):
-    """A skill could not finish (unreachable, stuck, grasp missed)."""
 
 
 def _rot(yaw: float) -> np.ndarray:
@@ -170,13 +166,17 @@ class Oracle:
 
     # ------------------------------------------------------------------ navigation
     def navigate_to(self, pose: Sequence[float], pos_tol: float = 0.03,
-                    yaw_tol: float = 0.03) -> Skill[SkillResult]:
-        """Plan on the nav grid and follow the path with base velocity commands."""
+                    yaw_tol: float = 0.03, straight: bool = False) -> Skill[SkillResult]:
+        """Plan on the nav grid and follow the path with base velocity commands.
+
+        ``straight``: drive the straight segment instead (short moves the caller has checked
+        against what the grid does not know, such as open doors)."""
         start = self.frame
         goal = np.asarray(pose, float)
         grid = self.env.nav_grid
         here = self.base_pose()
-        path = grid.shortest_path(here[:2], goal[:2])
+        path = (np.array([here[:2], goal[:2]]) if straight
+                else grid.shortest_path(here[:2], goal[:2]))
         if path is None:
             return self._done("navigate", False, start, "no path", goal=goal.tolist())
         path = np.vstack([path, goal[None, :2]])
@@ -255,6 +255,23 @@ class Oracle:
         return out
 
     @staticmethod
+    def _mid(here: np.ndarray, pose: np.ndarray) -> np.ndarray:
+        """Corner of the L-shaped drive to ``pose``: same depth as ``here``, pose's lateral."""
+        fwd = np.array([math.cos(pose[2]), math.sin(pose[2])])
+        return pose[:2] + float(np.dot(here[:2] - pose[:2], fwd)) * fwd
+
+    def _legs_clear(self, here: np.ndarray, pose: np.ndarray, avoid: Sequence[np.ndarray],
+                    radius: float) -> bool:
+        mid = self._mid(here, pose)
+        for a, b in ((here[:2], mid), (mid, pose[:2])):
+            n = max(2, int(np.linalg.norm(b - a) / 0.04) + 1)
+            for t in np.linspace(0.0, 1.0, n):
+                p = a + t * (b - a)
+                if any(self._dist_to_box(p, c) < radius for c in avoid):
+                    return False
+        return True
+
+    @staticmethod
     def _dist_to_box(xy: np.ndarray, corners: np.ndarray) -> float:
         """Distance from a point to the segments between outline points (thin panels)."""
         from itertools import combinations
@@ -271,12 +288,14 @@ class Oracle:
     def work_pose(self, anchor_pose: Sequence[float], reach: Sequence[np.ndarray],
                   avoid: Sequence[np.ndarray] = (), lateral: float = 0.8,
                   back: tuple[float, float] = (-0.45, 0.7),
-                  near: tuple[np.ndarray, float, bool] | None = None) -> np.ndarray | None:
+                  near: tuple[np.ndarray, float, bool] | None = None, step: float = 0.05,
+                  sweep_from: np.ndarray | None = None) -> np.ndarray | None:
         """A base pose near ``anchor_pose`` (same heading) from which every ``reach`` point is
         in the arm's reach and no ``avoid`` box (door panels) comes within the base radius.
 
         ``near = (xy, radius, hard)``: stay within ``radius`` of ``xy`` (a must when ``hard``,
-        else a preference)."""
+        else a preference). ``sweep_from``: the base drives there from this xy, sideways then
+        straight in (``approach``), and neither leg may pass an ``avoid`` box."""
         anchor = np.asarray(anchor_pose, float)
         yaw = anchor[2]
         fwd = np.array([math.cos(yaw), math.sin(yaw)])
@@ -285,8 +304,8 @@ class Oracle:
         radius = float(self.env.world_meta["robot"]["radius"]) + BASE_CLEARANCE
         here = self.base_pose()[:2]
         best, best_cost = None, math.inf
-        for a in np.arange(-lateral, lateral + 1e-9, 0.05):
-            for b in np.arange(back[0], back[1] + 1e-9, 0.05):
+        for a in np.arange(-lateral, lateral + 1e-9, step):
+            for b in np.arange(back[0], back[1] + 1e-9, step):
                 xy = anchor[:2] + a * left - b * fwd
                 cost = abs(a) + abs(b) * 0.7
                 if near is not None:
@@ -304,6 +323,9 @@ class Oracle:
                 if cost >= best_cost:
                     continue
                 if any(self._dist_to_box(xy, c) < radius for c in avoid):
+                    continue
+                if sweep_from is not None and not self._legs_clear(sweep_from, pose, avoid,
+                                                                   radius):
                     continue
                 if not math.isfinite(grid.geodesic(here, xy)):
                     continue
@@ -323,13 +345,19 @@ class Oracle:
                 return d
         raise KeyError(f"{fixture['name']} has no door {door!r}")
 
+    def hinge_kind(self, door: dict) -> str:
+        """"side" (vertical hinge), "bottom" (drops toward the viewer) or "slide"."""
+        if door["kind"] == "slide":
+            return "slide"
+        axis = self.model.jnt_axis[self.model.joint(door["joint"]).id]
+        return "side" if abs(axis[2]) > 0.5 else "bottom"
+
     def open_targets(self, door: dict) -> list[float]:
         """Opening angles to try, widest first (a wide-open door may sweep through the base)."""
         lo, hi = door["range"]
         if door["kind"] == "slide":
             return [hi - 0.02]
-        axis = self.model.jnt_axis[self.model.joint(door["joint"]).id]
-        first = 1.25 if abs(axis[2]) > 0.5 else 0.95  # bottom hinges drop toward the base
+        first = 1.25 if self.hinge_kind(door) == "side" else 0.95  # bottom doors drop low
         return [min(hi - 0.05, a) for a in (first, 1.0, 0.8, 0.65) if a <= first]
 
     def open_door(self, fixture_name: str, door: str | None = None, angle: float | None = None
@@ -361,11 +389,16 @@ class Oracle:
         if float(np.linalg.norm(self.base_pose()[:2] - body[:2])) <= within:
             return self._done("approach", True, start, "already there", **info)
         pose = self.work_pose(fx["approach_pose"], [], self._open_door_boxes(fx), lateral=1.0,
-                              back=(-0.6, 0.7), near=(body, within, True))
+                              back=(-0.6, 0.7), near=(body, within, True), step=0.025,
+                              sweep_from=self.base_pose())
         if pose is None:
             return self._done("approach", False, start, "no free pose that close", **info)
         yield from self.carry_pose()
-        nav = yield from self.navigate_to(pose)
+        # sideways first, then straight in: the nav grid does not know the open door, and a
+        # diagonal drive could sweep the base through it
+        mid = self._mid(self.base_pose(), pose)
+        yield from self.navigate_to(np.array([mid[0], mid[1], pose[2]]), straight=True)
+        nav = yield from self.navigate_to(pose, straight=True)
         dist = float(np.linalg.norm(self.base_pose()[:2] - body[:2]))
         return self._done("approach", bool(nav.success and dist <= within + 0.05), start,
                           f"{dist:.2f} m from {fx['body_name']}", **info)
@@ -539,7 +572,8 @@ class Oracle:
             bottom = c - rot[:, 2] * half[2] if half[2] > 0 else c
             # spread objects along the top so they do not land on each other
             x_off = self._free_spot(loc, c, rot, half)
-        p = bottom + rot[:, 0] * x_off + rot[:, 1] * y_off + rot[:, 2] * (meta["half_height"] + 0.01)
+        up = meta["half_height"] + 0.01
+        p = bottom + rot[:, 0] * x_off + rot[:, 1] * y_off + rot[:, 2] * up
         return kind, loc, p
 
     def _free_side(self, fx: dict, half_x: float) -> float:
@@ -604,4 +638,4 @@ class Oracle:
         return self._done("place", bool(ok), start, f"now in {self.where_is(obj)}", **info)
 
 
-__all__ = ["Oracle", "SkillResult", "SkillFailed"]
+__all__ = ["Oracle", "Skill", "SkillResult"]

@@ -22,7 +22,6 @@ succeed; failing probes are dropped and counted.
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 from dataclasses import asdict, dataclass, field, replace
@@ -45,6 +44,7 @@ ALL_DESTINATION_TYPES = (*DESTINATION_TYPES, "sink")
 SOURCE_EXCLUDE = ("drawer",)
 BUILTIN_FACTORY = "recallbench.generate.builtin_env:make_env"
 ROOM_COUNTS = (1, 4, 6)
+PROBE = "Show me where the {category} is placed."  # the card's template
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,21 @@ class _Day:
         self.tasks: list[Task] = []
 
     # -- helpers
+    def words(self, place: str) -> str:
+        """A fixture or receptacle in words; counters by the appliance they stand beside."""
+        if place in self.fixtures:
+            return _describe(place, self.fixtures[place]["type"])
+        rec = self.receptacles[place]
+        if rec["type"] != "counter":
+            return _describe(place, rec["type"])
+        xy = np.asarray(rec["pos"][:2], float)
+        beside = [(float(np.linalg.norm(np.asarray(f["pos"][:2], float) - xy)), f["type"])
+                  for f in self.fixtures.values()
+                  if f["type"] in ("fridge", "sink", "oven", "microwave", "dishwasher")]
+        # the unit under the counter top shares its position: skip it, name the next one
+        beside = sorted(b for b in beside if b[0] > 0.2)
+        return f"counter by the {beside[0][1]}" if beside else "counter"
+
     def _door_fixture(self, name: str | None) -> bool:
         return name in self.fixtures and any(
             d["body"] != d["handle_body"] for d in self.fixtures[name]["doors"])
@@ -244,8 +259,7 @@ class _Day:
         fresh = [c for c in cands if c[2]["type"] not in used]
         o, src, dest = (fresh or cands)[int(self.rng.integers(len(fresh or cands)))]
         cat, obj = o["category"].replace("_", " "), o["name"]
-        src_kind = self.fixtures[src]["type"] if src in self.fixtures else "counter"
-        instruction = (f"Pick the {cat} from the {_describe(src, src_kind)} and place it in the "
+        instruction = (f"Pick the {cat} from the {self.words(src)} and place it in the "
                        f"{_describe(dest['name'], dest['type'])}.")
         task = Task("pick_place", instruction,
                     fields={"object": obj, "category": o["category"], "from": src,
@@ -289,8 +303,8 @@ class _Day:
         to = [r["name"] for r in kitchen if r["name"] != src]
         dest = to[int(self.rng.integers(len(to)))]
         cat = o["category"].replace("_", " ")
-        task = Task("move", f"Move the {cat} from the {_describe(src, 'counter')} to the "
-                    f"{_describe(dest, self.receptacles[dest]['type'])}.",
+        task = Task("move", f"Move the {cat} from the {self.words(src)} to the "
+                    f"{self.words(dest)}.",
                     fields={"object": o["name"], "category": o["category"], "from": src,
                             "to": dest})
         self.moved.add(o["name"])
@@ -355,8 +369,9 @@ def candidate_probes(day: _Day, max_steps: int) -> list[dict[str, Any]]:
             continue
         f = day.fixtures[dest]
         used.add(t.fields["category"])
+        cat = t.fields["category"].replace("_", " ")
         tests.append({"test_id": f"target_{len(tests):02d}_{t.fields['category']}",
-                      "object": obj, "category": t.fields["category"].replace("_", " "),
+                      "object": obj, "category": cat, "instruction": PROBE.format(category=cat),
                       "fixture": _probe_fixture(f), "task": "find_target",
                       "max_steps": max_steps, "placed_frame": t.fields.get("placed_frame"),
                       "subtask": day.tasks.index(t)})
@@ -369,8 +384,10 @@ def candidate_probes(day: _Day, max_steps: int) -> list[dict[str, Any]]:
         f = day.fixtures[where]
         if f["type"] not in day.knobs.destinations or not day._door_fixture(where):
             continue
+        words = cat.replace("_", " ")
         tests.append({"test_id": f"distractor_{len(tests):02d}_{cat}", "object": name,
-                      "category": cat.replace("_", " "), "fixture": _probe_fixture(f),
+                      "category": words, "instruction": PROBE.format(category=words),
+                      "fixture": _probe_fixture(f),
                       "task": "find_distractor", "max_steps": max_steps})
     return tests
 
@@ -551,6 +568,3 @@ def suite_manifest(out_dir: Path, seed: int, n: int, knobs: ScenememKnobs,
         "items": sorted(items, key=lambda i: i["index"]),
     }
 
-
-def frames_to_minutes(frames: int) -> float:
-    return math.floor(frames / FPS / 60 * 100) / 100

@@ -12,8 +12,6 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from recallbench.report.tables import fmt
-
 LABELS = {
     "memory_success": "memory success",
     "hl_sr": "HL-SR",
@@ -22,6 +20,13 @@ LABELS = {
     "sc_sr": "SC-SR",
 }
 TITLES = {"scenemem": "SceneMem", "findingdory": "FindingDory"}
+
+
+def fmt(summary: Mapping[str, Any]) -> str:
+    """``73.0 [64.0, 82.0]``: percent with one decimal (short enough for an 80-column table)."""
+    if summary.get("value") is None:
+        return "n/a"
+    return "{:.1f} [{:.1f}, {:.1f}]".format(*(100 * summary[k] for k in ("value", "lo", "hi")))
 
 
 def label(metric: str) -> str:
@@ -47,6 +52,8 @@ def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         extra = a.get("extra") or {}
         if extra.get("errors"):
             note = f"{extra['errors']} errors; " + note
+        if extra.get("mean_steps_to_success") is not None:
+            note = f"{extra['mean_steps_to_success']:.0f} steps to success (mean); " + note
         if extra.get("failures"):
             note += ", ".join(f"{k}={v}" for k, v in sorted(extra["failures"].items()))
         rows.append([a["agent"], str(a["n"]),
@@ -62,7 +69,7 @@ def print_comparison(comparison: Mapping[str, Any], console: Console | None = No
         table = Table(title=f"{TITLES.get(bench, bench)}: {block['suite']}", title_justify="left")
         for i, h in enumerate(header):
             table.add_column(h, justify="right" if 0 < i < len(header) - 1 else "left",
-                             no_wrap=i < len(header) - 1)
+                             no_wrap=i == 0)
         for row in rows:
             table.add_row(*row)
         console.print(table)
@@ -94,16 +101,19 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
         pos = x + (k - (len(metrics) - 1) / 2) * width
         bars = ax.bar(pos, vals, width * 0.95, yerr=[lo, hi], capsize=3, label=label(m))
         for b, v in zip(bars, vals, strict=True):
-            if not np.isnan(v):
-                ax.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, 1), ha="center",
-                            va="bottom", fontsize=8, color="white")
+            if np.isnan(v):
+                continue
+            inside = v >= 8  # small bars get their value above them, in dark text
+            ax.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, 1 if inside else v + 1),
+                        ha="center", va="bottom", fontsize=8,
+                        color="white" if inside else "black")
     ax.set_xticks(x)
     ax.set_xticklabels([f"{a['agent']}\n(n={a['n']})" for a in agents], fontsize=8)
     ax.set_ylim(0, 105)
-    ax.set_ylabel("% (95% bootstrap CI)")
+    ax.set_ylabel(("" if len(metrics) > 1 else label(metrics[0]) + " ") + "% (95% CI)")
     ax.set_title(TITLES.get(bench, bench))
     if len(metrics) > 1:
-        ax.legend(fontsize=8, loc="upper right")
+        ax.legend(fontsize=8, loc="best")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)

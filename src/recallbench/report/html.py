@@ -15,7 +15,7 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; co
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
-th:first-child, td:first-child, td:last-child { text-align: left; }
+th:first-child, td:first-child, th:last-child, td:last-child { text-align: left; }
 th { background: #f3f3f3; } .meta { color: #666; font-size: 0.85em; }
 img { max-width: 100%; border: 1px solid #eee; }
 """
@@ -46,6 +46,9 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path]) -> str:
         parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")
         parts.append(f"<p class='meta'>{html.escape(block['suite'])}</p>")
         parts.append(_table(header, rows))
+        targets = [f"{a['agent']} = {a['target']}" for a in block["agents"] if a.get("target")]
+        if targets:
+            parts.append("<p class='meta'>ran as: " + html.escape("; ".join(targets)) + "</p>")
         if bench in pngs:
             data = base64.b64encode(Path(pngs[bench]).read_bytes()).decode("ascii")
             parts.append(f"<img alt='{html.escape(bench)} chart' "

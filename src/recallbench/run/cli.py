@@ -51,7 +51,8 @@ def _handle_run(args: argparse.Namespace) -> int:
         opts = CompareOptions(
             workers=args.workers or os.cpu_count() or 1, max_steps=args.max_steps,
             frames=args.frames, limit=args.limit, seed=args.seed,
-            test_timeout=args.test_timeout, agent_args=parse_agent_args(args.agent_arg))
+            test_timeout=args.test_timeout, agent_args=parse_agent_args(args.agent_arg),
+            quiet_runs=args.quiet)
         compare(args.suite, agents, args.out, opts, console=console,
                 agents_by_benchmark=by_bench or None)
     except (InputError, ValueError) as exc:
@@ -113,6 +114,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--frames", type=int, default=96, help="FindingDory frame budget K")
     run.add_argument("--limit", type=int, default=None, help="FindingDory: first N cases only")
     run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--quiet", action="store_true",
+                     help="one line per agent; the runners' output goes to its console.log")
     run.set_defaults(func=_handle_run)
 
     demo = subparsers.add_parser(

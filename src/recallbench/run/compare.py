@@ -24,6 +24,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -39,12 +40,12 @@ from recallbench.report.aggregate import metric_summary
 BENCHMARKS = ("scenemem", "findingdory")
 # What each agent name means in SceneMem (acting policies for `recallbench scenemem`).
 SCENEMEM_POLICIES: dict[str, str] = {
-    # the oracle skills plus the approach phase (hierarchical.open_fixture): the generator's
-    # PrivilegedScenememPolicy stops where the oracle opened the door, which for wide doors is
-    # farther than the card's 1.2 m, so only probes verified with it would reach 100%
+    # The ceiling: the right fixture, opened and approached with the oracle's skills (plus a
+    # straight standoff drive where ``approach`` finds no pose: hierarchical.open_fixture). The
+    # generator's own verifier stays available as "privileged-scenemem".
     "oracle": "recallbench.agents.hierarchical:HierarchicalPrivileged",
     "privileged": "recallbench.agents.hierarchical:HierarchicalPrivileged",
-    "scenemem-privileged": "recallbench.agents.scenemem_policies:PrivilegedScenememPolicy",
+    "privileged-scenemem": "recallbench.agents.scenemem_policies:PrivilegedScenememPolicy",
     "do-nothing": "recallbench.agents.scenemem_policies:DoNothingPolicy",
     "blind": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
     "memoryless": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
@@ -89,6 +90,8 @@ class CompareOptions:
     seed: int = 0
     test_timeout: float | None = None
     agent_args: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # the runners' own output (progress, per-run breakdowns) goes to <agent dir>/console.log
+    quiet_runs: bool = False
 
 
 # ------------------------------------------------------------------------------ suites
@@ -179,6 +182,9 @@ def run_scenemem_agent(suite: Path, agent: str, out_dir: Path, opts: CompareOpti
     values = [1.0 if r.get("memory") else 0.0 for r in records]
     result.metrics["memory_success"] = metric_summary(values, seed=opts.seed)
     errors = [r for r in records if r.get("error")]
+    if records and all(str(r["error"]).startswith("policy constructor raised")
+                       for r in records if r.get("error")) and len(errors) == len(records):
+        result.status, result.note = "failed", errors[0]["error"]
     steps = [r["steps"] for r in records if r.get("memory") and r.get("steps") is not None]
     result.extra = {
         "errors": len(errors),
@@ -284,12 +290,27 @@ def compare(suite: str | Path, agents: Sequence[str], out: str | Path,
         for agent in names:
             agent_dir = out / bench / safe_name(agent)
             agent_dir.mkdir(parents=True, exist_ok=True)
+            t0 = time.perf_counter()
             try:
-                result = RUNNERS[bench](path, agent, agent_dir, opts, console)
+                if opts.quiet_runs:
+                    console.print(f"{bench}: {agent} ...", highlight=False)
+                    with open(agent_dir / "console.log", "a", encoding="utf-8") as log:
+                        sub = Console(file=log, width=120, force_terminal=False)
+                        result = RUNNERS[bench](path, agent, agent_dir, opts, sub)
+                else:
+                    result = RUNNERS[bench](path, agent, agent_dir, opts, console)
             except InputError as exc:
                 result = AgentResult(agent, None, "failed", str(exc))
+            except Exception as exc:  # one agent's breakdown must not lose the others' results
+                result = AgentResult(agent, None, "failed", f"{type(exc).__name__}: {exc}")
             if result.status != "ok":
                 console.print(f"[yellow]{bench}: {agent} {result.status}[/yellow]: {result.note}")
+            elif opts.quiet_runs:
+                primary = next(iter(result.metrics.values()), {})
+                value = primary.get("value")
+                shown = "n/a" if value is None else f"{100 * value:.1f}%"
+                console.print(f"{bench}: {agent} done: {shown} of n={result.n} "
+                              f"({time.perf_counter() - t0:.0f} s)", highlight=False)
             results.append(asdict(result))
         metrics = SCENEMEM_METRICS if bench == "scenemem" else FINDINGDORY_METRICS
         comparison["benchmarks"][bench] = {

@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.console import Console
 
+from recallbench.errors import InputError
 from recallbench.run.compare import CompareOptions, compare
 
 SCENEMEM_AGENTS = ("oracle", "blind", "do-nothing", "random", "hierarchical")
@@ -33,31 +34,32 @@ TEXT_MEMORY_ARGS = {
 }
 
 
-def generate_scenemem(out: Path, console: Console, seed: int = 0) -> Path:
-    """The demo's SceneMem suite (scenarios already complete are kept)."""
-    from recallbench.generate.scenemem import ScenememKnobs, generate_scenario
-
-    knobs = ScenememKnobs.from_dict(SCENEMEM_KNOBS)
-    out.mkdir(parents=True, exist_ok=True)
-    for index in range(SCENEMEM_SCENARIOS):
-        console.print(f"generating SceneMem scenario {index + 1}/{SCENEMEM_SCENARIOS} in {out}")
-        generate_scenario(out, index, seed, knobs)
-    return out
-
-
-def generate_findingdory(out: Path, console: Console, seed: int = 0) -> Path:
-    """The demo's FindingDory suite (episodes already complete are kept)."""
-    from recallbench.generate.findingdory import generate_episode, merge_suite
+def generate_suites(suites: Path, workers: int, console: Console, seed: int = 0) -> None:
+    """Both demo suites through the generator's own suite machinery (``generate.suite``: items
+    in parallel worker processes, each written atomically; a rerun finishes only what is
+    missing and refuses other knobs)."""
     from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+    from recallbench.generate.scenemem import ScenememKnobs
+    from recallbench.generate.suite import run_suite
 
-    knobs = FindingDoryKnobs(**FINDINGDORY_KNOBS)
-    out.mkdir(parents=True, exist_ok=True)
-    for index in range(FINDINGDORY_EPISODES):
-        console.print(f"generating FindingDory episode {index + 1}/{FINDINGDORY_EPISODES} "
-                      f"in {out}")
-        generate_episode(out, seed=seed, index=index, knobs=knobs)
-    merge_suite(out, subsample=knobs.subsample)
-    return out
+    plan = (
+        ("scenemem", SCENEMEM_SCENARIOS, ScenememKnobs.from_dict(SCENEMEM_KNOBS).to_dict()),
+        ("findingdory", FINDINGDORY_EPISODES, FindingDoryKnobs(**FINDINGDORY_KNOBS).to_dict()),
+    )
+    for bench, n, knobs in plan:
+        out = suites / bench
+        if (out / ".complete").is_file():
+            continue
+        console.print(f"generating the demo's {bench} suite in {out} (once; reused afterwards)")
+        status = run_suite(bench, out, n, seed, knobs, workers, console=console)
+        if status == 2:
+            raise InputError(out / "suite.json", None, "cannot generate the demo suite here "
+                             "(another suite with other settings?); use another --out")
+        if status == 0:
+            (out / ".complete").touch()
+        else:
+            console.print(f"[yellow]note[/yellow]: some {bench} items failed to generate; "
+                          "comparing on the rest (rerun the demo to retry them)")
 
 
 def text_memory_args() -> dict[str, dict[str, Any]]:
@@ -70,18 +72,13 @@ def run_demo(out: Path, workers: int = 1, console: Console | None = None) -> Pat
     """Generate (once) and compare; returns the report's path."""
     console = console or Console(stderr=True)
     suites = out / "suites"
-    if not (suites / "scenemem" / ".complete").is_file():
-        generate_scenemem(suites / "scenemem", console)
-        (suites / "scenemem" / ".complete").touch()
-    if not (suites / "findingdory" / ".complete").is_file():
-        generate_findingdory(suites / "findingdory", console)
-        (suites / "findingdory" / ".complete").touch()
+    generate_suites(suites, workers, console)
     args = text_memory_args()
     fd_agents = list(FINDINGDORY_AGENTS)
     if not args:
         console.print("[yellow]note[/yellow]: the embeddings extra is not installed "
                       "(pip install 'recallbench[embeddings]'); text-memory will be skipped")
-    opts = CompareOptions(workers=workers, frames=FRAMES, agent_args=args)
+    opts = CompareOptions(workers=workers, frames=FRAMES, agent_args=args, quiet_runs=True)
     compare(suites, [], out / "comparison", opts, console=console,
             agents_by_benchmark={"scenemem": SCENEMEM_AGENTS, "findingdory": fd_agents})
     return out / "comparison" / "report.html"

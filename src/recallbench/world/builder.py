@@ -32,7 +32,7 @@ from recallbench.world.styles import get_style
 
 WORLD_VERSION = 1
 KINDS = ("home", "kitchen")
-TIMESTEP = 0.01  # 5 physics steps per 20 Hz control step
+TIMESTEP = 0.016667  # 3 physics steps per 20 Hz control step (1/60 s)
 SETTLE_STEPS = 100
 GRASP_USERDATA = 9  # [eq id or -1, relpos(3), relquat(4), torquescale]
 COUNTER_Z = 0.9

@@ -72,9 +72,10 @@ def draw_map(env: HomeEnv, path: str | Path, show_nav: bool = True) -> Path:
         ax.plot([x0, xa], [y0, ya], color="#222", lw=3, solid_capstyle="butt", zorder=3)
     named = [(f["body_name"], f["name"], "#b03030") for f in meta["fixtures"]]
     named += [(r["body_name"], r["name"], "#305090") for r in meta["receptacles"]]
+    n_fixtures = len(meta["fixtures"])
     from recallbench.world.render import subtree_bodies
 
-    for body, label, color in named:
+    for k, (body, label, color) in enumerate(named):
         bid = m.body(body).id
         pts = []
         for b in subtree_bodies(m, bid):
@@ -96,6 +97,13 @@ def draw_map(env: HomeEnv, path: str | Path, show_nav: bool = True) -> Path:
             Polygon(world, closed=True, fc=color, ec="black", alpha=0.45, lw=0.8, zorder=4)
         )
         c = world.mean(0)
+        if k < n_fixtures:
+            # kitchen units overlap in plan (upper cabinets above base units): put the labels
+            # out in the room on staggered leader lines so they stay readable
+            normal = np.array([-math.sin(yaw), math.cos(yaw)])
+            tip = c + normal * (0.7 + 0.45 * (k % 3))
+            ax.plot([c[0], tip[0]], [c[1], tip[1]], color="#b03030", lw=0.6, zorder=5)
+            c = tip
         ax.text(
             c[0],
             c[1],
@@ -103,7 +111,7 @@ def draw_map(env: HomeEnv, path: str | Path, show_nav: bool = True) -> Path:
             fontsize=6.5,
             ha="center",
             va="center",
-            zorder=6,
+            zorder=10,
             color="black",
             bbox={"fc": "white", "alpha": 0.7, "lw": 0, "pad": 0.6},
         )

@@ -48,6 +48,7 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
     from recallbench.report.runs import score_run
 
     extra = _agent_kwargs(args.agent_arg)
+    ll_policy = _ll_policy(args, suite) if args.ll else None
     agent = _make_agent(args.agent, args.seed, extra)
     if getattr(agent, "needs_training_suite", False):
         agent.fit(suite.cases)
@@ -66,6 +67,8 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
         scoring=args.scoring,
         limit=args.limit,
         cases=cases,
+        ll_policy=args.ll_policy if args.ll else None,
+        ll_policy_kwargs=_agent_kwargs(args.ll_policy_arg) if args.ll else None,
     )
     run_cases(
         suite,
@@ -77,7 +80,40 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
         videos_dir=Path(args.videos) if args.videos else None,
         progress=lambda it, n: track(it, total=n, description=f"{args.agent} K={budget}"),
     )
+    if ll_policy is not None:
+        _run_ll(args, suite, run_dir, ll_policy)
     return score_run(run_dir, scoring=args.scoring, suite=suite)
+
+
+def _ll_policy(args: argparse.Namespace, suite: Any) -> Any:
+    """Check the suite can be acted out and load the LL policy, before any agent call."""
+    from recallbench.agents.ll_policies import load_ll_policy
+    from recallbench.errors import InputError
+
+    if not suite.generated:
+        raise InputError(
+            args.data, "--ll", "the LL phase needs a generated suite with episode worlds"
+        )
+    try:
+        return load_ll_policy(args.ll_policy, **_agent_kwargs(args.ll_policy_arg))
+    except (ValueError, TypeError) as exc:
+        raise SystemExit(f"--ll-policy: {exc}") from None
+
+
+def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any) -> None:
+    """The low-level phase: act every recorded frame choice out in its episode's world."""
+    from rich.progress import track
+
+    from recallbench.benchmarks.findingdory.ll_rollout import run_ll
+
+    run_ll(
+        suite,
+        run_dir,
+        policy,
+        scoring=args.scoring,
+        limit=args.limit,
+        progress=lambda it, n: track(it, total=n, description=f"LL {args.ll_policy}"),
+    )
 
 
 def _handle_run(args: argparse.Namespace) -> int:
@@ -220,6 +256,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("published", "official"),
         default="published",
         help="published definitions (default) or the official code's behaviour",
+    )
+    parser.add_argument(
+        "--ll",
+        action="store_true",
+        help="after frame selection, act the choices out in each episode's world (LL-SR, LL-SPL)",
+    )
+    parser.add_argument(
+        "--ll-policy",
+        default="greedy",
+        help="low-level policy: greedy (default), stop, or module:Class",
+    )
+    parser.add_argument(
+        "--ll-policy-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="constructor argument for the LL policy (JSON value), e.g. goal_radius=0.25",
     )
     parser.set_defaults(func=_handle_run)
     sub = parser.add_subparsers(dest="findingdory_command", metavar="{score}", title="subcommand")

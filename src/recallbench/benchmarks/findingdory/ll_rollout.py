@@ -1,0 +1,348 @@
+"""FindingDory's low-level (LL) phase: act the chosen frames out in the episode's world.
+
+Per case: the episode's end-of-day world (``episodes/<ep>/world/``, saved by the generator with
+the robot at the oracle's final pose) is restored, the LL policy drives toward each chosen
+frame's recorded pose in turn with discrete actions (1,000 steps in total), and at every STOP the
+goal predicate is checked live at the robot's pose: distances on the navigation grid, angles,
+and coverage from a head-camera segmentation rendered there.
+
+The live check is the generator's own measurement (``generate.findingdory_truth.annotate_day``,
+the code that wrote the stored per-frame arrays) applied to the stop poses, and the thresholds
+are ``annotations.predicate_matrix``: one implementation for HL ground truth and LL verdicts.
+Its entity set-up costs ~1 s per world, so the stop poses of all cases of one episode are judged
+in one call; the policy never sees verdicts, so judging after driving changes nothing. A
+multi-goal rollout ends at its first incorrect stop: steps and path length are cut there.
+
+The outcome is appended to the run log as the case's record plus ``ll`` (later records win), so
+HL answers are never lost and an interrupted LL phase resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recallbench.agents.ll_policies import LLGoal, LowLevelPolicy
+from recallbench.benchmarks.findingdory.annotations import (
+    MIN_COVERAGE,
+    EpisodeAnnotations,
+    predicate_matrix,
+)
+from recallbench.benchmarks.findingdory.data import QACase, Suite
+from recallbench.benchmarks.findingdory.evaluate import RECORDS, EpisodeCache
+from recallbench.benchmarks.findingdory.ll import MAX_STEPS
+from recallbench.benchmarks.findingdory.metrics import Scoring, check_indices, sequence_success
+from recallbench.benchmarks.findingdory.scoring import resolve_positions
+from recallbench.errors import InputError
+from recallbench.run.runlog import RunLog, completed
+
+DEFAULT_SIZE = (480, 640)  # the paper's portrait head camera, when episode.json has no knobs
+
+
+@dataclass
+class Stop:
+    pose: np.ndarray  # (3,) where the policy called STOP
+    steps: int  # actions taken up to and including this STOP
+    walked: float  # path length (m) up to here
+
+
+@dataclass
+class Drive:
+    """What the policy did: its stops in goal order, and where it was when it ended."""
+
+    stops: list[Stop]
+    end_pose: np.ndarray
+    steps: int
+    walked: float
+    timed_out: bool
+    error: str | None = None
+
+
+@dataclass
+class LiveCheck:
+    """The predicate's inputs and verdict at some poses: arrays (P, E) over the entities."""
+
+    distance: np.ndarray
+    coverage: np.ndarray
+    satisfied: np.ndarray
+
+
+class EpisodeWorld:
+    """One episode's end-of-day world, loaded once and restored before every case."""
+
+    def __init__(self, episode_dir: Path, episode: EpisodeAnnotations) -> None:
+        from recallbench.world.gl import select_backend
+
+        select_backend()
+        from recallbench.world.io import load_world
+
+        self.dir = Path(episode_dir)
+        self.episode = episode
+        self.env = load_world(self.dir / "world", cameras=())
+        self.start = self.env.base_pose().copy()  # the oracle's final pose
+        self._state = self.env.sim.full_state().copy()
+        self.size = _render_size(self.dir / "episode.json")
+
+    def restore(self) -> None:
+        self.env.sim.set_state_from_flattened(self._state)
+        self.env.sim.forward()
+
+    def check(self, poses: np.ndarray) -> LiveCheck:
+        """Judge the goal predicate of every entity at each pose, live in this world."""
+        from recallbench.generate.findingdory_day import Day
+        from recallbench.generate.findingdory_truth import annotate_day
+
+        poses = np.asarray(poses, dtype=np.float64).reshape(-1, 3)
+        self.restore()
+        # No interactions: at the end of the day every object is where the world shows it.
+        day = Day(poses=poses, times=["--:--"] * len(poses), interactions=[])
+        live = annotate_day(self.env, day, *self.size)
+        self.restore()
+        ids = [e.id for e in live.entities]
+        if ids != [e.id for e in self.episode.entities]:
+            raise InputError(
+                self.dir / "entities.json", None, "entities differ from the saved world's"
+            )
+        return LiveCheck(live.distance, live.coverage, predicate_matrix(live))
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class WorldCache:
+    """The last episode's world, kept open: cases come episode by episode, and loading a world
+    and building its grids costs a few tenths of a second (one cache per worker process)."""
+
+    def __init__(self, suite: Suite) -> None:
+        self.suite = suite
+        self.episodes = EpisodeCache(suite)
+        self._ep: str | None = None
+        self._world: EpisodeWorld | None = None
+
+    def get(self, ep_id: str) -> EpisodeWorld:
+        if self._ep != ep_id or self._world is None:
+            self.close()
+            episode = self.episodes.get(ep_id)
+            wdir = self.suite.episode_dir(ep_id) / "world"
+            if episode is None or not (wdir / "model.xml").is_file():
+                raise InputError(wdir, None, "episode has no saved world: cannot run the LL phase")
+            self._world, self._ep = EpisodeWorld(self.suite.episode_dir(ep_id), episode), ep_id
+        return self._world
+
+    def close(self) -> None:
+        if self._world is not None:
+            self._world.close()
+        self._world, self._ep = None, None
+
+
+def _render_size(path: Path) -> tuple[int, int]:
+    # Coverage is a pixel fraction: judge at the size the ground truth was rendered at.
+    if not path.is_file():
+        return DEFAULT_SIZE
+    knobs = json.loads(path.read_text()).get("knobs") or {}
+    return int(knobs.get("width", DEFAULT_SIZE[0])), int(knobs.get("height", DEFAULT_SIZE[1]))
+
+
+def drive(
+    world: EpisodeWorld,
+    goals: list[LLGoal],
+    policy: LowLevelPolicy,
+    *,
+    max_steps: int = MAX_STEPS,
+) -> Drive:
+    """Let the policy act from the start pose toward each goal in turn (shared step budget)."""
+    from recallbench.world.navigation import DiscreteAction
+
+    env = world.env
+    world.restore()
+    env.teleport(world.start)
+    pose = env.base_pose().copy()
+    steps, walked, stops = 0, 0.0, []
+    try:
+        policy.reset(env)
+        for goal in goals:
+            while True:
+                if steps >= max_steps:
+                    return Drive(stops, pose, steps, walked, timed_out=True)
+                action = DiscreteAction(int(policy.act(pose.copy(), goal)))
+                steps += 1
+                if action == DiscreteAction.STOP:
+                    stops.append(Stop(pose.copy(), steps, walked))
+                    break
+                env.step_discrete(action)
+                new = env.base_pose().copy()
+                walked += float(np.hypot(*(new[:2] - pose[:2])))
+                pose = new
+    except Exception as exc:  # a failing policy fails this case only: it stops where it is
+        stops.append(Stop(pose.copy(), steps, walked))
+        return Drive(stops, pose, steps, walked, timed_out=False, error=repr(exc)[:2000])
+    return Drive(stops, pose, steps, walked, timed_out=False)
+
+
+@dataclass
+class Pending:
+    """A driven case waiting for the live verdicts of its poses."""
+
+    case: QACase
+    record: dict[str, Any]
+    goals: list[LLGoal]
+    drive: Drive
+    note: str | None = None
+    poses: list[np.ndarray] = field(default_factory=list)
+
+
+def chosen_goals(
+    case: QACase, record: dict[str, Any], episode: EpisodeAnnotations, scoring: Scoring
+) -> tuple[list[LLGoal], str | None]:
+    """The recorded poses of the frames the agent chose (none when its answer was unusable)."""
+    offered = list(record.get("offered_frames") or [])
+    positions, _ = resolve_positions(record)
+    checked = check_indices(positions, len(offered), case.num_targets, scoring=scoring)
+    if checked.positions is None:
+        return [], f"no usable frame choice ({checked.failure}): the robot stops where it is"
+    goals = []
+    for k, p in enumerate(checked.positions):
+        frame = int(offered[p])
+        x, y, yaw = (float(v) for v in episode.pose[frame])
+        goals.append(LLGoal(index=k, frame=frame, pose=(x, y, yaw)))
+    return goals, None
+
+
+def outcome(
+    case: QACase, pend: Pending, check: LiveCheck, rows: list[int], episode: EpisodeAnnotations
+) -> dict[str, Any]:
+    """The ``ll`` record of one case from its drive and the live verdicts at its poses.
+
+    ``rows[k]`` indexes ``check`` for stop k; the last row is the drive's end pose.
+    """
+    assert case.subgoals is not None
+    cands = [[episode.entity_index(e) for e in sub] for sub in case.subgoals]
+    n = len(cands)
+    d = pend.drive
+    met: list[set[int]] = []
+    fail_at: int | None = None
+    for k, row in enumerate(rows[: len(d.stops)]):
+        met.append({g for g, c in enumerate(cands) if check.satisfied[row, c].any()})
+        # a prefix of stops must still admit distinct sub-goals (ordered: stop i <-> sub-goal i)
+        if not sequence_success(met, k + 1, case.ordered):
+            fail_at = k
+            break
+    success = fail_at is None and not d.timed_out and len(d.stops) == n and d.error is None
+    if fail_at is not None:
+        stop = d.stops[fail_at]
+        row, steps, walked, stopped = rows[fail_at], stop.steps, stop.walked, True
+        k = fail_at
+    elif d.timed_out:
+        row, steps, walked, stopped, k = rows[-1], d.steps, d.walked, False, len(d.stops)
+    else:  # success, or fewer stops than sub-goals (no usable answer / a policy error)
+        last = len(d.stops) - 1
+        row = rows[last] if last >= 0 else rows[-1]
+        steps, walked, stopped, k = d.steps, d.walked, True, max(last, 0)
+    # The sub-goals the failing (or last) stop was meant for: its own in order, else the open ones.
+    if case.ordered:
+        targets = cands[min(k, n - 1)]
+    else:
+        done = set().union(*met[:k]) if k else set()
+        targets = [e for g, c in enumerate(cands) if g not in done for e in c] or [
+            e for c in cands for e in c
+        ]
+    dist = float(np.min(check.distance[row, targets])) if targets else math.inf
+    out: dict[str, Any] = {
+        "success": bool(success),
+        "path_length": round(float(walked), 6),
+        "steps": int(steps),
+        "stopped": bool(stopped),
+        "target_in_view": bool(targets and (check.coverage[row, targets] >= MIN_COVERAGE).any()),
+        "goal_frames": [g.frame for g in pend.goals],
+        "stops": [
+            {"pose": [round(float(v), 6) for v in s.pose], "step": s.steps, "met": sorted(m)}
+            for s, m in zip(d.stops, met, strict=False)
+        ],
+    }
+    if math.isfinite(dist):  # JSON has no inf: a missing distance reads back as unreachable
+        out["stop_distance"] = round(dist, 6)
+    if pend.note:
+        out["note"] = pend.note
+    if d.error:
+        out["policy_error"] = d.error
+    return out
+
+
+class LLPhase:
+    """Run the LL phase over a run's HL records, one episode world at a time."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        policy: LowLevelPolicy,
+        *,
+        scoring: Scoring = "published",
+        max_steps: int = MAX_STEPS,
+        worlds: WorldCache | None = None,
+    ) -> None:
+        if not suite.generated:
+            raise InputError(
+                suite.path, "--ll", "the LL phase needs a generated suite with episode worlds"
+            )
+        self.suite, self.policy, self.scoring, self.max_steps = suite, policy, scoring, max_steps
+        self.worlds = worlds or WorldCache(suite)
+
+    def run_episode(self, ep_id: str, items: list[tuple[QACase, dict[str, Any]]]) -> list[dict]:
+        """Drive every case of one episode, judge all their poses at once, return new records."""
+        world = self.worlds.get(ep_id)
+        episode = world.episode
+        pending, poses = [], []
+        for case, record in items:
+            goals, note = chosen_goals(case, record, episode, self.scoring)
+            d = drive(world, goals, self.policy, max_steps=self.max_steps)
+            pend = Pending(case, record, goals, d, note)
+            pend.poses = [s.pose for s in d.stops] + [d.end_pose]
+            pending.append(pend)
+            poses.extend(pend.poses)
+        check = world.check(np.array(poses)) if poses else None
+        out, row = [], 0
+        for pend in pending:
+            rows = list(range(row, row + len(pend.poses)))
+            row += len(pend.poses)
+            assert check is not None
+            ll = outcome(pend.case, pend, check, rows, episode)
+            ll["policy"] = type(self.policy).__name__
+            out.append({**pend.record, "ll": ll})
+        return out
+
+
+def run_ll(
+    suite: Suite,
+    run_dir: Path,
+    policy: LowLevelPolicy,
+    *,
+    scoring: Scoring = "published",
+    limit: int | None = None,
+    max_steps: int = MAX_STEPS,
+    progress: Callable[[Iterable[str], int], Iterable[str]] | None = None,
+) -> Path:
+    """Add an ``ll`` outcome to every recorded case that lacks one (episode by episode)."""
+    phase = LLPhase(suite, policy, scoring=scoring, max_steps=max_steps)
+    log_path = run_dir / RECORDS
+    records = completed(log_path)
+    cases = list(suite.cases[:limit] if limit else suite.cases)
+    by_episode: dict[str, list[tuple[QACase, dict[str, Any]]]] = {}
+    for case in cases:
+        rec = records.get(case.id)
+        if rec is not None and "ll" not in rec and case.subgoals is not None:
+            by_episode.setdefault(case.ep_id, []).append((case, rec))
+    try:
+        with RunLog(log_path) as log:
+            eps = list(by_episode)
+            for ep_id in progress(eps, len(eps)) if progress else eps:
+                for rec in phase.run_episode(ep_id, by_episode[ep_id]):
+                    log.append(rec)
+    finally:
+        phase.worlds.close()
+    return log_path

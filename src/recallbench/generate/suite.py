@@ -1,0 +1,181 @@
+"""Suite generation machinery shared by both benchmarks: parallel items, progress, resume.
+
+Items (SceneMem scenarios, FindingDory episodes) are generated in worker processes, one per
+core by default. Each item is deterministic in (suite seed, index, knobs) and is written
+atomically (temp folder renamed when complete), so a rerun of the same command skips complete
+items and redoes only what a kill interrupted. ``suite.json`` records the knobs, seed and package
+versions (no clock, so two generations with the same seed write the same file); a rerun with
+other knobs or another seed is refused, naming the field that differs.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import traceback
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from recallbench.errors import InputError
+from recallbench.io import write_json_atomic
+
+SUITE_FILE = "suite.json"
+BENCHMARKS = ("scenemem", "findingdory")
+
+
+def item_complete(benchmark: str, out_dir: Path, index: int) -> bool:
+    if benchmark == "scenemem":
+        from recallbench.generate.scenemem import find_complete
+
+        return find_complete(out_dir, index) is not None
+    return (out_dir / "episodes" / f"ep_{index}" / "episode.json").is_file()
+
+
+def generate_item(benchmark: str, out_dir: str, index: int, seed: int,
+                  knobs: dict[str, Any]) -> dict[str, Any]:
+    """One item, in a worker process. Returns its summary (JSON-serialisable)."""
+    out = Path(out_dir)
+    if benchmark == "scenemem":
+        from recallbench.generate.scenemem import generate_scenario
+
+        return generate_scenario(out, index, seed, knobs)
+    from recallbench.generate.findingdory import generate_episode
+    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+
+    path = generate_episode(out, seed=seed, index=index, knobs=FindingDoryKnobs(**knobs))
+    return _episode_summary(Path(path), index)
+
+
+def _episode_summary(path: Path, index: int) -> dict[str, Any]:
+    meta = json.loads((path / "episode.json").read_text())
+    return {"index": index, "name": path.name, "frames": meta.get("num_frames"),
+            "questions": meta.get("num_questions"), "world": meta.get("world")}
+
+
+def _worker(args: tuple[str, str, int, int, dict[str, Any]]) -> dict[str, Any]:
+    try:
+        return {"ok": True, "summary": generate_item(*args)}
+    except Exception as exc:  # reported per item; the suite goes on
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc()}
+
+
+def check_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
+                     knobs: dict[str, Any]) -> None:
+    """A rerun must ask for the same suite: same benchmark, seed and knobs (n may grow)."""
+    path = out_dir / SUITE_FILE
+    if not path.is_file():
+        return
+    try:
+        old = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(path, None, f"malformed JSON: {exc.msg}") from exc
+    for name, value in (("benchmark", benchmark), ("seed", seed), ("knobs", knobs)):
+        if old.get(name) != value:
+            raise InputError(path, name, f"this suite was made with {old.get(name)!r}; "
+                             f"the command asks for {value!r} (use another --out)")
+
+
+def _summaries(benchmark: str, out_dir: Path, n: int) -> list[dict[str, Any]]:
+    items = []
+    for i in range(n):
+        if benchmark == "scenemem":
+            from recallbench.generate.scenemem import find_complete
+
+            done = find_complete(out_dir, i)
+            if done is not None:
+                items.append(json.loads((done / "generation.json").read_text()))
+        elif item_complete(benchmark, out_dir, i):
+            items.append(_episode_summary(out_dir / "episodes" / f"ep_{i}", i))
+    return items
+
+
+def write_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
+                     knobs: dict[str, Any]) -> dict[str, Any]:
+    items = _summaries(benchmark, out_dir, n)
+    if benchmark == "scenemem":
+        from recallbench.generate.scenemem import ScenememKnobs, suite_manifest
+
+        manifest = suite_manifest(out_dir, seed, n, ScenememKnobs.from_dict(knobs), items)
+        manifest["knobs"] = knobs
+    else:
+        import platform
+        import sys
+
+        from recallbench.run.manifest import package_versions
+
+        manifest = {"benchmark": benchmark, "generator": "recallbench", "seed": seed, "n": n,
+                    "knobs": knobs, "python": sys.version.split()[0],
+                    "platform": platform.machine(), "packages": package_versions(),
+                    "complete": len(items) == n, "items": items}
+    write_json_atomic(out_dir / SUITE_FILE, manifest)
+    return manifest
+
+
+def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[str, Any],
+              workers: int, console: Console | None = None) -> int:
+    """Generate (or finish) a suite. Exit status 0, 1 if an item failed, 2 on bad input."""
+    console = console or Console(stderr=True)
+    if benchmark not in BENCHMARKS:
+        raise ValueError(f"benchmark must be one of {BENCHMARKS}")
+    if n < 1:
+        console.print("[red]error[/red] --n must be >= 1")
+        return 2
+    out_dir = Path(out).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        check_suite_file(out_dir, benchmark, seed, n, knobs)
+    except InputError as exc:
+        console.print(f"[red]error[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return 2
+    write_suite_file(out_dir, benchmark, seed, n, knobs)
+    pending = [i for i in range(n) if not item_complete(benchmark, out_dir, i)]
+    errors: dict[int, str] = {}
+    progress = Progress(TextColumn(f"generate {benchmark}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console)
+    with progress:
+        bar = progress.add_task("items", total=n, completed=n - len(pending), last="")
+        if pending:
+            # spawn: each worker starts clean (own GL context, no inherited simulator state)
+            ctx = mp.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=max(1, min(workers, len(pending))),
+                                     mp_context=ctx) as pool:
+                futures: dict[Future, int] = {
+                    pool.submit(_worker, (benchmark, str(out_dir), i, seed, knobs)): i
+                    for i in pending
+                }
+                remaining = set(futures)
+                while remaining:
+                    done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        i = futures[fut]
+                        res = fut.result()
+                        if res["ok"]:
+                            last = f"{res['summary'].get('name', i)}"
+                            (out_dir / f"error_{i}.txt").unlink(missing_ok=True)
+                        else:
+                            errors[i] = res["error"]
+                            last = f"item {i} failed"
+                            (out_dir / f"error_{i}.txt").write_text(res["traceback"])
+                        progress.update(bar, advance=1, last=last[:50])
+    if benchmark == "findingdory":
+        from recallbench.generate.findingdory import merge_suite
+
+        subsample = int(knobs.get("subsample", 96))
+        merge_suite(out_dir, subsample)
+    manifest = write_suite_file(out_dir, benchmark, seed, n, knobs)
+    for i, msg in sorted(errors.items()):
+        console.print(f"[red]error[/red] item {i}: {escape(msg)}", highlight=False,
+                      soft_wrap=True)
+    done_n = len(manifest["items"])
+    console.print(f"{done_n}/{n} {benchmark} items in {out_dir}")
+    if benchmark == "scenemem":
+        t = manifest["totals"]
+        console.print(f"{t['probes']} probes ({t['dropped_probes']} dropped by verification), "
+                      f"{t['minutes_of_video']} min of video")
+    return 1 if errors else 0
