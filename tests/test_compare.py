@@ -158,7 +158,7 @@ def test_demo_generates_once_and_compares(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(demo, "SCENEMEM_SCENARIOS", 1)
     monkeypatch.setitem(demo.SCENEMEM_KNOBS, "tasks", 2)
     monkeypatch.setitem(demo.SCENEMEM_KNOBS, "pick_place", 1)
-    monkeypatch.setattr(demo, "FINDINGDORY_KNOBS", {"interactions": 2, "steps": 400, "rooms": 1,
+    monkeypatch.setattr(demo, "FINDINGDORY_KNOBS", {"interactions": 2, "steps": 800, "rooms": 1,
                                                     "width": 120, "height": 160,
                                                     "subsample": 24, "distractors": 4})
     monkeypatch.setattr(demo, "FRAMES", 24)

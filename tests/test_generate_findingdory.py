@@ -1,6 +1,6 @@
 """FindingDory episode generation in the built-in world: a tiny real day, end to end.
 
-One episode (2 interactions, 400 steps, 120x160 frames, one room) is generated with the real
+One episode (2 interactions, 600 steps, 120x160 frames, one room) is generated with the real
 world, physics, renderer and video encoder, then checked against the evaluation side's loader,
 templates and metrics, against direct re-measurements in the saved end-of-day world, and against
 a second generation with the same seed.
@@ -20,7 +20,7 @@ from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 pytestmark = pytest.mark.timeout(600)
 
 KNOBS = FindingDoryKnobs(
-    interactions=2, steps=400, rooms=1, width=120, height=160, distractors=4, revisits=1
+    interactions=2, steps=600, rooms=1, width=120, height=160, distractors=4, revisits=1
 )
 PUBLIC_KEYS = {
     "question",
@@ -293,7 +293,7 @@ def test_the_harness_runs_the_oracle_agent_on_the_generated_suite(suite_dir, tmp
     rows = score_records(suite, completed(log))
     assert len(rows) == len(suite.cases)
     for row, case in zip(rows, suite.cases, strict=True):
-        # with 96 of 400 frames offered, a valid frame may fall between the offered ones
+        # with 96 of 600 frames offered, a valid frame may fall between the offered ones
         offered_ok = all(
             any(f in set(np.linspace(0, KNOBS.steps - 1, 96, dtype=int).tolist()) for f in sub)
             for sub in case.answer

@@ -67,6 +67,12 @@ def test_suite_layout_and_probes(suite):
             assert a["end_frame"] == b["start_frame"]
         assert sum(t["kind"] == "pick_place" and t["success"] for t in tasks) >= 1
         assert np.load(d / "videos" / "base_poses.npy").shape == (sub["num_frames"], 3)
+        # the recorder noted every skill at the frame it ended
+        events = sub["events"]
+        assert {"navigate", "open_door", "pick", "place", "close_door"} <= {
+            e["event"] for e in events}
+        assert all(0 <= e["frame"] < sub["num_frames"] for e in events)
+        assert [e["frame"] for e in events] == sorted(e["frame"] for e in events)
         args = json.loads((d / "env" / "env_args.json").read_text())
         assert args["env_name"] == "RecallbenchKitchen"
         # every find_target probe names an object the video put into that fixture

@@ -26,7 +26,7 @@ from recallbench.world.navigation import (
     NavGrid,
     apply_discrete,
 )
-from recallbench.world.objects import CATEGORIES
+from recallbench.world.objects import CATEGORIES, SPHERE_COLLIDERS
 
 DAY_START_MIN = 6 * 60
 DAY_MINUTES = 16 * 60  # 06:00 to 22:00
@@ -41,6 +41,7 @@ HOLD_STEPS = 3  # still steps before a release
 # surface (a height change), the home is rejected.
 NUDGE_XY = 0.1
 SETTLE_SECONDS = 5.0  # physics run before the day starts
+NO_PLACE = frozenset({"shelf"})  # a board overhead: the arm cannot put things in reliably
 LOOK_STEPS = 4  # idle frames looking at a receptacle on a revisit
 # upper bound of one pick or place
 ARM_STEPS = REACH_STEPS + RETRACT_STEPS + HOLD_STEPS + SETTLE_STEPS
@@ -241,6 +242,8 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
         pos = _body_pos(env, o["body_name"])
         if not _on_top(env, recs[loc["name"]], pos, o["half_height"]):
             continue  # rolled off while the house settled: it stays where it lies
+        if o["category"] in SPHERE_COLLIDERS:
+            continue  # nothing stops a put-down ball rolling (no rolling friction): distractor
         goal = _nav_goal(grid, pos[:2])
         if goal is not None:
             movable[o["name"]] = {
@@ -254,7 +257,7 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
     candidates = [n for n, o in movable.items() if o["room"] in rooms]
     if len(candidates) < knobs.interactions:
         raise DayFailed(f"{len(candidates)} reachable objects in rooms {rooms}")
-    dst_recs = [r for r in recs.values() if r["room"] in rooms]
+    dst_recs = [r for r in recs.values() if r["room"] in rooms and r["type"] not in NO_PLACE]
     objs = {o["name"]: o for o in meta["objects"]}
     positions = {o["name"]: _body_pos(env, o["body_name"]) for o in meta["objects"]}
     order = [candidates[i] for i in rng.permutation(len(candidates))]
@@ -464,8 +467,13 @@ class _DayRunner:
         self.env.teleport(pose)
 
     def _free_objects(self) -> dict[str, np.ndarray]:
+        """Positions of the objects the disturbance check watches: those in sight on
+        receptacles, except balls and round fruit, which may roll on their own."""
         return {
-            o["name"]: _body_pos(self.env, o["body_name"]) for o in self.env.world_meta["objects"]
+            o["name"]: _body_pos(self.env, o["body_name"])
+            for o in self.env.world_meta["objects"]
+            if o["initial_location"]["kind"] == "receptacle"
+            and o["category"] not in SPHERE_COLLIDERS
         }
 
     def _check_undisturbed(self, before: dict[str, np.ndarray], moved: str) -> None:

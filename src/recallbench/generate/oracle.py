@@ -58,10 +58,12 @@ class Oracle:
     """Drives a ``HomeEnv`` through skills. ``on_step(env)`` is called after every env step."""
 
     def __init__(self, env: Any, on_step: Callable[[Any], None] | None = None,
-                 skill_step_limit: int = 900) -> None:
+                 skill_step_limit: int = 900,
+                 on_event: Callable[[SkillResult], None] | None = None) -> None:
         self.env = env
         self.model: mujoco.MjModel = env.model
         self.on_step = on_step
+        self.on_event = on_event  # e.g. the recorder's note: what happened, at which frame
         self.limit = skill_step_limit
         self.frame = 0  # control steps taken (= frames recorded)
         self.events: list[SkillResult] = []
@@ -106,6 +108,8 @@ class Oracle:
               ) -> SkillResult:
         r = SkillResult(skill, ok, start, self.frame, detail, info)
         self.events.append(r)
+        if self.on_event is not None:
+            self.on_event(r)
         return r
 
     # ------------------------------------------------------------------ frames

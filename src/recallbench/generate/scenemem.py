@@ -251,7 +251,9 @@ class _Day:
             if src is None or (src in self.fixtures
                                and self.fixtures[src]["type"] in SOURCE_EXCLUDE + ("sink",)):
                 continue
-            cands.extend((o, src, d) for d in dests if d["name"] != src)
+            # the object must fit under the interior's ceiling (a kettle is no toaster-oven food)
+            cands.extend((o, src, d) for d in dests if d["name"] != src
+                         and 2 * o["half_height"] + 0.01 <= 2 * d["interior_half_extents"][2])
         if not cands:
             return False
         # prefer destination types not used yet, so a suite covers the eight types
@@ -463,11 +465,16 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
     n_objects = n_default + knobs.distractors
     built = build_world(layout, style, kind, n_objects)
     env = HomeEnv(layout, style, kind, n_objects=n_objects, xml=built.xml, world_meta=built.meta)
+    if len(built.meta["rooms"]) != knobs.rooms:
+        env.close()
+        raise AttemptFailed(f"layout {layout} has {len(built.meta['rooms'])} rooms, not "
+                            f"{knobs.rooms}")
     item_seed = int(rng.integers(0, 2**31 - 1))
     size = (knobs.size, knobs.size)
     try:
         with FrameRecorder(tmp / "videos", SCENEMEM_VIEWS, size, FPS) as rec:
-            oracle = Oracle(env, on_step=rec.capture)
+            oracle = Oracle(env, on_step=rec.capture, on_event=lambda r: rec.note(
+                r.skill, success=r.success, start_frame=r.start_frame, detail=r.detail))
             day = _Day(env, oracle, np.random.default_rng(item_seed), knobs)
             day.run()
             tests = candidate_probes(day, knobs.max_steps)
@@ -479,6 +486,7 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
             "fps": FPS, "num_frames": frames, "frame_convention":
             "frame i shows the state after control step i+1; segments are [start, end)",
             "tasks": [t.to_dict(i) for i, t in enumerate(day.tasks)],
+            "events": rec.events,  # every skill (navigate included) as it ended
         })
         np.save(tmp / "videos" / "base_poses.npy", np.round(rec.pose_array(), 6))
         _write_env(env, tmp, layout, style, knobs, index, seed)
@@ -494,7 +502,8 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
         write_json_atomic(tmp / "eval_spec.json", {"scenario": name, "tests": tests})
     return {
         "name": name, "index": index, "suite_seed": seed, "attempt": attempt,
-        "layout": layout, "style": style, "kind": kind, "seed": item_seed, "frames": frames,
+        "layout": layout, "style": style, "kind": kind, "rooms": knobs.rooms,
+        "objects": len(built.meta["objects"]), "seed": item_seed, "frames": frames,
         "tasks": len(day.tasks), "tasks_failed": sum(not t.success for t in day.tasks),
         "pick_place": sum(t.kind == "pick_place" and t.success for t in day.tasks),
         "probes": len(tests), "probes_by_task": _count(tests, "task"),

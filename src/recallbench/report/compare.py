@@ -100,11 +100,11 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
             hi.append(100 * (s["hi"] - v) if v is not None else 0.0)
         pos = x + (k - (len(metrics) - 1) / 2) * width
         bars = ax.bar(pos, vals, width * 0.95, yerr=[lo, hi], capsize=3, label=label(m))
-        for b, v in zip(bars, vals, strict=True):
+        for b, v, up in zip(bars, vals, hi, strict=True):
             if np.isnan(v):
                 continue
-            inside = v >= 8  # small bars get their value above them, in dark text
-            ax.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, 1 if inside else v + 1),
+            inside = v >= 8  # small bars get their value above the error bar, in dark text
+            ax.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, 1 if inside else v + up + 1),
                         ha="center", va="bottom", fontsize=8,
                         color="white" if inside else "black")
     ax.set_xticks(x)
