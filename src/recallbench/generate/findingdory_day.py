@@ -37,6 +37,7 @@ GRASP_ABOVE = 0.1  # m: the gripper grasps from this far above an object's centr
 CLEAR_Z = 0.34  # m above a surface: the gripper's travel height, over any standing object
 SETTLE_STEPS = 6  # physics steps after a release so the object comes to rest
 HOLD_STEPS = 3  # still steps before a release
+ARM_LAG_STEPS = 4  # extra arm steps per waypoint: the servos lag their targets
 # A neighbour may roll or be nudged this far (m) while the arm works; knocked over or off its
 # surface (a height change), the home is rejected.
 NUDGE_XY = 0.1
@@ -355,8 +356,36 @@ def _nav_steps(
     raise DayFailed(f"{leg.kind} leg: no arrival within {MAX_NAV_STEPS} steps")
 
 
-def _leg_cost(leg: _Leg) -> int:
-    return {"pick": ARM_STEPS, "place": ARM_STEPS, "revisit": LOOK_STEPS}.get(leg.kind, 0)
+def _leg_cost(env: HomeEnv, leg: _Leg) -> int:
+    """Frames a leg spends after driving: looking around, or its arm phase."""
+    if leg.kind == "revisit":
+        return LOOK_STEPS
+    if leg.kind not in ("pick", "place") or leg.end is None:
+        return 0
+    # The arm phase's path from the planned base pose: carry -> up -> across -> down, and back.
+    x, y, yaw = leg.end
+    base_z = env.data.xpos[env.model.body("mobilebase0_base").id][2]
+    c, s = math.cos(yaw), math.sin(yaw)
+
+    def to_base(p: np.ndarray) -> np.ndarray:
+        d = p - np.array([x, y, base_z])
+        return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1], d[2]])
+
+    if leg.kind == "pick":
+        obj = _body_pos(env, str(leg.obj))
+        half = next(o for o in env.world_meta["objects"] if o["name"] == leg.obj)["half_height"]
+        target = to_base(obj + np.array([0.0, 0.0, GRASP_ABOVE]))
+        travel, extra = to_base(obj)[2] - half + CLEAR_Z, 0
+    else:
+        assert leg.spot is not None
+        target = to_base(leg.spot + np.array([0.0, 0.0, GRASP_ABOVE]))
+        travel, extra = target[2] + 0.1, HOLD_STEPS + SETTLE_STEPS
+    z = max(travel, target[2])
+    points = [CARRY, np.array([CARRY[0], CARRY[1], z]), np.array([target[0], target[1], z]), target]
+    legs = [np.abs(b - a).max() for a, b in zip(points, points[1:], strict=False)]
+    # 0.05 m per step along the longest axis, plus servo lag at every waypoint, both ways
+    steps = 2 * sum(math.ceil(d / 0.05) + ARM_LAG_STEPS for d in legs) + extra
+    return min(int(steps), ARM_STEPS)
 
 
 def _plan_cost(env: HomeEnv, legs: list[_Leg]) -> int:
@@ -368,7 +397,7 @@ def _plan_cost(env: HomeEnv, legs: list[_Leg]) -> int:
         # grid, and arm phases put the base back exactly), so each leg is planned once
         leg.actions, pose = _nav_steps(follower, pose, leg)
         leg.end = pose
-        total += len(leg.actions) + _leg_cost(leg)
+        total += len(leg.actions) + _leg_cost(env, leg)
     return total
 
 
@@ -560,10 +589,13 @@ def run_day(
         raise DayFailed(
             f"the planned chores need {knobs.steps - 1 - spare} steps, the day has {knobs.steps}"
         )
-    # Idle time before each interaction's pick and at the end of the day.
-    picks = [i for i, leg in enumerate(legs) if leg.kind == "pick"]
-    weights = rng.dirichlet(np.ones(len(picks) + 1))
-    idle_before = dict(zip(picks, np.floor(weights[:-1] * spare).astype(int), strict=True))
+    # Idle time: before the first chore, and after each placement, where the robot waits by
+    # what it just put down (so the video shows each moved object at its new place for a
+    # while, as the published days do); what the rounding leaves over ends the day.
+    places = [i for i, leg in enumerate(legs) if leg.kind == "place"]
+    shares = np.floor(rng.dirichlet(np.ones(len(places) + 1)) * spare).astype(int)
+    idle_before = {0: int(shares[0])}
+    idle_after = dict(zip(places, shares[1:].tolist(), strict=True))
 
     runner = _DayRunner(env, knobs, sink)
     runner.record()  # frame 0: the robot at its start pose
@@ -586,6 +618,7 @@ def run_day(
             it.place_start = runner.frame
             runner.place(leg, meta)
             it.place_end = runner.frame - 1
+            runner.idle(int(idle_after[i]))
         elif leg.kind == "revisit":
             runner.idle(LOOK_STEPS)
             visits.append(
