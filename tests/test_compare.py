@@ -140,7 +140,8 @@ def test_bad_input_is_named(tmp_path, capsys):
 
 def test_agent_names_map_per_benchmark():
     assert scenemem_target("oracle").endswith("HierarchicalPrivileged")
-    assert scenemem_target("privileged-scenemem").endswith("PrivilegedScenememPolicy")
+    assert scenemem_target("privileged").endswith("HierarchicalPrivileged")
+    assert scenemem_target("do-nothing").endswith("DoNothingPolicy")
     assert scenemem_target("recency") is None
     assert scenemem_target("scenemem-search").endswith("MemorylessSearchPolicy")
     assert findingdory_target("do-nothing") is None

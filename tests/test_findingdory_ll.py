@@ -17,7 +17,7 @@ pytestmark = pytest.mark.timeout(600)
 
 GENERATE = [
     "generate", "findingdory", "--n", "1", "--seed", "7", "--workers", "1",
-    "--interactions", "2", "--steps", "400", "--rooms", "1", "--width", "120",
+    "--interactions", "2", "--steps", "600", "--rooms", "1", "--width", "120",
     "--height", "160", "--distractors", "4", "--revisits", "1",
 ]  # fmt: skip
 

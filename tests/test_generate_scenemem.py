@@ -29,8 +29,8 @@ ARGS = ["--n", "2", "--seed", "5", "--tasks", "2", "--pick-place", "2", "--size"
 DETERMINISTIC = ("eval_spec.json", "generation.json", "videos/subtasks.json",
                  "videos/base_poses.npy", "env/unified_model.xml", "env/env_args.json",
                  "env/ep_meta.json", "env/start_state.npy")
-PRIVILEGED = "recallbench.agents.scenemem_policies:PrivilegedScenememPolicy"
-DO_NOTHING = "recallbench.agents.scenemem_policies:DoNothingPolicy"
+PRIVILEGED = "recallbench.agents.hierarchical:HierarchicalPrivileged"
+DO_NOTHING = "recallbench.agents.scenemem_baselines:DoNothingPolicy"
 
 
 def _generate(out: Path, *extra: str) -> int:

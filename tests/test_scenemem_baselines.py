@@ -94,7 +94,7 @@ def test_privileged_reaches_every_probe_through_actions(scenario):
 
 
 def test_do_nothing_scores_zero(scenario):
-    from recallbench.agents.scenemem_policies import DoNothingPolicy
+    from recallbench.agents.scenemem_baselines import DoNothingPolicy
 
     outcomes = rollouts(scenario, DoNothingPolicy())
     assert rate(outcomes) == 0.0

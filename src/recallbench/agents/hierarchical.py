@@ -44,10 +44,12 @@ _CATEGORY = re.compile(r"(?:where the|put the)\s+(.+?)\s+(?:is placed|back where
 
 @dataclass
 class Choice:
-    """What a memory module decided, and why (kept on the agent as ``last_choice``)."""
+    """What a memory module decided, and why (kept on the agent as ``last_choice``). ``joint``
+    names the door to open when the module knows it (the privileged one does); else the first."""
 
     fixture: str | None
     info: dict[str, Any] = field(default_factory=dict)
+    joint: str | None = None
 
 
 class FixtureChooser(Protocol):
@@ -87,10 +89,11 @@ class PrivilegedChooser:
         if root is None:
             return Choice(None, {"error": "no video paths: cannot find the scenario"})
         spec = parse_eval_spec(root / "eval_spec.json")
-        matches = [t.fixture.name for t in spec.tests if t.instruction == instruction]
+        matches = [t.fixture for t in spec.tests if t.instruction == instruction]
         if not matches:
             return Choice(None, {"error": f"no test of {root.name} has this instruction"})
-        return Choice(matches[0], {"candidates": matches})
+        names = [f.name for f in matches]
+        return Choice(names[0], {"candidates": names}, joint=matches[0].joint_names[0])
 
 
 class RandomChooser:
@@ -314,21 +317,28 @@ class SkillDriver:
 
 
 STANDOFF = 1.0  # m in front of the fixture body: inside SceneMem's 1.2 m approach distance
+# Opening angles just past the card's 0.5 test: a door opened wide can keep the base from the
+# fixture (a bottom-hinged door drops toward the robot).
+OPEN_ANGLE = {"side": 0.9, "bottom": 0.6, "slide": 0.38}
 
 
-def open_fixture(oracle: Any, fixture_name: str) -> Generator[np.ndarray, None, bool]:
-    """The oracle's skills composed: open the fixture's first door (turn a sink's handle), then
-    ``approach`` it, since the work pose for a wide door can stand farther from the fixture than
-    SceneMem's approach distance. Where ``approach`` finds no pose clear of the opened door
-    (bottom-hinged oven and dishwasher doors), drive straight to ``STANDOFF`` in front of the
-    body: the base may nudge the door, which stays past the opening threshold. Returns whether
-    the fixture was opened and approached."""
+def open_fixture(
+    oracle: Any, fixture_name: str, joint: str | None = None
+) -> Generator[np.ndarray, None, bool]:
+    """The oracle's skills composed: open the fixture's door named by ``joint`` (else its first;
+    a sink's handle is turned), then ``approach`` it, since the work pose for a wide door can
+    stand farther from the fixture than SceneMem's approach distance. Where ``approach`` finds no
+    pose clear of the opened door (bottom-hinged oven and dishwasher doors), drive straight to
+    ``STANDOFF`` in front of the body: the base may nudge the door, which stays past the opening
+    threshold. Returns whether the fixture was opened and approached."""
     env = oracle.env
     fx = env.fixture(fixture_name)
     if fx["type"] == "sink":
         opened = yield from oracle.turn_sink(fixture_name)
     else:
-        opened = yield from oracle.open_door(fixture_name)
+        door = next((d for d in fx["doors"] if d["joint"] == joint), fx["doors"][0])
+        angle = OPEN_ANGLE[oracle.hinge_kind(door)]
+        opened = yield from oracle.open_door(fixture_name, door["name"], angle=angle)
     near = yield from oracle.approach(fixture_name)
     if not near.success:
         body = oracle.body_pos(fx["body_name"])[:2]
@@ -373,14 +383,16 @@ class HierarchicalAgent(BasePolicy):
             self._driver = SkillDriver(env)
             fixtures = env.world_meta["fixtures"]
             self.last_choice = self.chooser.choose(self.instruction, self.video_paths, fixtures)
-            if self.last_choice.fixture is not None:
-                self._driver.start(open_fixture(self._driver.oracle, self.last_choice.fixture))
+            choice = self.last_choice
+            if choice.fixture is not None:
+                self._driver.start(open_fixture(self._driver.oracle, choice.fixture, choice.joint))
         action = self._driver.step()
         return idle_action() if action is None else action
 
 
 class HierarchicalPrivileged(HierarchicalAgent):
-    """The ceiling: the right fixture, the scripted controller."""
+    """The ceiling: the right fixture and door, the scripted controller. The generator verifies
+    every probe with it: a probe it cannot solve is dropped."""
 
     def __init__(self) -> None:
         super().__init__("privileged")

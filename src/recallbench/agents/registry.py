@@ -32,9 +32,8 @@ BUILTIN_AGENTS: dict[str, str] = {
     "hierarchical-embedding": "recallbench.agents.hierarchical:HierarchicalSubtasksEmbedding",
     "hierarchical-privileged": "recallbench.agents.hierarchical:HierarchicalPrivileged",
     "hierarchical-vlm": "recallbench.agents.hierarchical:HierarchicalVLM",
-    # checks of generated SceneMem suites: must score 100% and 0% (generate.scenemem)
-    "privileged-scenemem": "recallbench.agents.scenemem_policies:PrivilegedScenememPolicy",
-    "do-nothing": "recallbench.agents.scenemem_policies:DoNothingPolicy",
+    # the floor of generated SceneMem suites: must score 0% (the ceiling is hierarchical-privileged)
+    "do-nothing": "recallbench.agents.scenemem_baselines:DoNothingPolicy",
 }
 
 

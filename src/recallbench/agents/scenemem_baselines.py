@@ -5,6 +5,8 @@
   the step budget runs out. It is the score a memory agent must beat: with enough steps it finds
   everything, so what memory buys is speed.
 - ``RandomActionPolicy``: uniform random 12-dim actions (the floor of acting at all).
+- ``DoNothingPolicy``: zero actions; it must score 0%, or a probe is already answered by the
+  start state.
 
 Both act only through ``get_action`` and the oracle's skills (``generate.oracle``), like the
 hierarchical agent; the random fixture choice is ``hierarchical.HierarchicalRandom``.
@@ -78,3 +80,13 @@ class RandomActionPolicy(BasePolicy):
 
     def get_action(self, env: Any) -> np.ndarray:
         return np.random.uniform(-1.0, 1.0, size=int(getattr(env, "action_dim", ACTION_DIM)))
+
+
+class DoNothingPolicy(BasePolicy):
+    """Zero actions every step: the floor every memory policy must beat."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        pass
+
+    def get_action(self, env: Any) -> np.ndarray:
+        return np.zeros(env.action_dim)

@@ -91,9 +91,12 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
         env = HomeEnv(seed=world_seed, style=style, kind="home", n_objects=_n_objects(knobs))
         try:
             size = (knobs.width, knobs.height)
+            preset = knobs.video_preset
             with (
-                VideoWriter(work / "video.mp4", knobs.fps, *size) as full,
-                VideoWriter(work / f"video_{knobs.subsample}.mp4", knobs.fps, *size) as sub,
+                VideoWriter(work / "video.mp4", knobs.fps, *size, preset=preset) as full,
+                VideoWriter(
+                    work / f"video_{knobs.subsample}.mp4", knobs.fps, *size, preset=preset
+                ) as sub,
             ):
 
                 def sink(frame: int, rgb: np.ndarray) -> None:

@@ -20,7 +20,9 @@ class FindingDoryKnobs:
     ``rooms``: how many rooms host the interactions (None: any room of the home). ``width`` x
     ``height``: the portrait head-camera frame (480 x 640 like the paper; smaller is faster).
     ``subsample``: frame budget of the subsampled video and its QA rows (96 like the public
-    set). ``per_template``: at most this many instructions per template.
+    set). ``per_template``: at most this many instructions per template. ``video_preset``: the
+    x264 speed preset of the videos; it moves bytes (file size), not results, and is recorded
+    with the knobs so a suite's videos are all encoded alike.
     """
 
     interactions: int = 5
@@ -33,6 +35,7 @@ class FindingDoryKnobs:
     subsample: int = 96
     per_template: int = 2
     fps: int = 10
+    video_preset: str = "veryfast"  # video.writer.DEFAULT_PRESET (not imported: PyAV is heavy)
 
     def __post_init__(self) -> None:
         if not MIN_INTERACTIONS <= self.interactions <= MAX_INTERACTIONS:
@@ -48,6 +51,10 @@ class FindingDoryKnobs:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.rooms is not None and self.rooms < 1:
             raise ValueError(f"rooms must be >= 1 or None, got {self.rooms}")
+        from recallbench.video.writer import PRESETS
+
+        if self.video_preset not in PRESETS:
+            raise ValueError(f"video_preset must be one of {PRESETS}, got {self.video_preset!r}")
         if self.width < 16 or self.height < 16 or self.width % 2 or self.height % 2:
             raise ValueError(f"frame size must be even and >= 16, got {self.width}x{self.height}")
 

@@ -185,32 +185,14 @@ def _coverage(
     held = env.held_body()
     if held is not None:
         env.release()  # the day ends with empty hands; a held object would ride the teleports
-    import mujoco  # already loaded by the env; imported here so the GL backend is chosen first
-
-    renderer = env.renders.renderer(width, height)
-    geom_body = np.append(env.model.geom_bodyid, -1).astype(np.int64)  # index -1: no geom
-    is_geom = int(mujoco.mjtObj.mjOBJ_GEOM)
     for f, pose in enumerate(poses):
         key = pose.astype(np.float32).tobytes()
         row = cache.get(key)
         if row is None:
             env.teleport(pose)
-            seg = _segmentation(renderer, env, geom_body, is_geom)
+            seg = env.renders.segmentation(env.data, "robot0_head", width, height)
             counts = np.bincount(seg.ravel() + 1, minlength=nbody + 1).astype(np.float64)
             row = counts @ member / seg.size
             cache[key] = row
         out[f] = row
     return out
-
-
-def _segmentation(renderer, env: HomeEnv, geom_body: np.ndarray, is_geom: int) -> np.ndarray:
-    """Head-camera body ids per pixel (-1 background), like ``Renders.segmentation`` but with
-    the object-type test done on plain integers (comparing an array with the enum is slow)."""
-    renderer.enable_segmentation_rendering()
-    try:
-        renderer.update_scene(env.data, camera="robot0_head", scene_option=env.renders.scene_option)
-        seg = renderer.render()
-    finally:
-        renderer.disable_segmentation_rendering()
-    ids = np.where((seg[..., 1] == is_geom) & (seg[..., 0] >= 0), seg[..., 0], -1)
-    return geom_body[ids]

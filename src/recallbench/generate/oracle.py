@@ -609,10 +609,17 @@ class Oracle:
         if self.env.held_body() != body:
             return self._done("place", False, start, "not holding it", **info)
         kind, loc, p = self.place_target(obj, target)
-        doors = [d for d in loc.get("doors", []) if d["body"] != d["handle_body"]]
+        # a sink's lever is no door: the basin is open whichever way the handle points
+        doors = [d for d in loc.get("doors", []) if d["body"] != d["handle_body"]
+                 and d.get("hinge") != "lever"]
         if doors and max(self.joint_q(d["joint"]) for d in doors) < 0.3:
             return self._done("place", False, start, "the door is closed", **info)
-        if kind == "fixture":
+        if kind == "fixture" and loc["type"] == "sink":
+            # an open basin below the counter top: lower the object in from above
+            path = [p + [0, 0, 0.3], p + [0, 0, 0.02]]
+            back = [p + [0, 0, 0.32]]
+            avoid = []
+        elif kind == "fixture":
             f = self._front(loc)
             out = np.array([f[0], f[1], 0.0])
             path = [p + out * 0.45 + [0, 0, 0.04], p + [0, 0, 0.04]]

@@ -35,14 +35,12 @@ from recallbench.io import write_json_atomic
 
 GENERATOR_VERSION = 1
 FPS = 20
-# SceneMem's destination fixture types. Sinks are left out by default: the built-in sink's
-# handle cannot be turned through the magic grasp (see docs/generate.md).
+# SceneMem's eight destination fixture types (a sink's probe is passed by turning its handle)
 DESTINATION_TYPES = ("microwave", "cabinet", "toaster_oven", "freezer", "fridge", "oven",
-                     "dishwasher")
-ALL_DESTINATION_TYPES = (*DESTINATION_TYPES, "sink")
+                     "dishwasher", "sink")
+ALL_DESTINATION_TYPES = DESTINATION_TYPES
 # fixtures whose contents do not move with a door (drawers carry theirs along)
 SOURCE_EXCLUDE = ("drawer",)
-BUILTIN_FACTORY = "recallbench.generate.builtin_env:make_env"
 ROOM_COUNTS = (1, 4, 6)
 PROBE = "Show me where the {category} is placed."  # the card's template
 
@@ -198,8 +196,15 @@ class _Day:
         return f"counter by the {beside[0][1]}" if beside else "counter"
 
     def _door_fixture(self, name: str | None) -> bool:
+        """A fixture with a door to open before reaching in (a sink's lever is no door)."""
         return name in self.fixtures and any(
-            d["body"] != d["handle_body"] for d in self.fixtures[name]["doors"])
+            d["body"] != d["handle_body"] and d.get("hinge") != "lever"
+            for d in self.fixtures[name]["doors"])
+
+    def _probe_place(self, name: str | None) -> bool:
+        """Where a memory probe can point: behind a door, or in a sink (turn its handle)."""
+        return self._door_fixture(name) or (name in self.fixtures
+                                            and self.fixtures[name]["type"] == "sink")
 
     def _run(self, task: Task, skill_name: str, *args: Any) -> bool:
         r = self.o.run(getattr(self.o, skill_name)(*args))
@@ -314,9 +319,10 @@ class _Day:
         return True
 
     def revisit(self) -> bool:
-        if not self.filled:
+        filled = [n for n in self.filled if self._door_fixture(n)]  # sinks have no door
+        if not filled:
             return False
-        name = self.filled[int(self.rng.integers(len(self.filled)))]
+        name = filled[int(self.rng.integers(len(filled)))]
         f = self.fixtures[name]
         task = Task("revisit", f"Open the {_describe(name, f['type'])} door, look inside and "
                     "close it.", fields={"fixture": name})
@@ -384,7 +390,7 @@ def candidate_probes(day: _Day, max_steps: int) -> list[dict[str, Any]]:
                 or where not in day.fixtures or o.where_is(name) != where):
             continue
         f = day.fixtures[where]
-        if f["type"] not in day.knobs.destinations or not day._door_fixture(where):
+        if f["type"] not in day.knobs.destinations or not day._probe_place(where):
             continue
         words = cat.replace("_", " ")
         tests.append({"test_id": f"distractor_{len(tests):02d}_{cat}", "object": name,
@@ -397,7 +403,7 @@ def candidate_probes(day: _Day, max_steps: int) -> list[dict[str, Any]]:
 def verify_probes(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Run every probe of the folder with the privileged policy through the SceneMem rollout;
     returns (kept, dropped) test dicts. Also drops probes a do-nothing start already passes."""
-    from recallbench.agents.scenemem_policies import PrivilegedScenememPolicy
+    from recallbench.agents.hierarchical import HierarchicalPrivileged
     from recallbench.benchmarks.scenemem.backend import load_start, make_scenario_env
     from recallbench.benchmarks.scenemem.rollout import run_rollout
     from recallbench.benchmarks.scenemem.spec import load_scenario
@@ -417,7 +423,7 @@ def verify_probes(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]
             if measure(env.sim, fx.body_name, fx.joint_names, Thresholds()).success:
                 dropped.append({**raw, "dropped": "already satisfied at the start"})
                 continue
-            policy = PrivilegedScenememPolicy()
+            policy = HierarchicalPrivileged()
             out = run_rollout(env, policy, scenario, test, test.max_steps or 1500, Thresholds())
             if out.memory:
                 kept.append({**raw, "verified_steps": out.steps})
@@ -438,7 +444,6 @@ def _write_env(env: Any, root: Path, layout: int, style: int, knobs: ScenememKno
     env_name = "RecallbenchKitchen" if env.kind == "kitchen" else "RecallbenchHome"
     write_json_atomic(env_dir / "env_args.json", {
         "env_name": env_name,
-        "env_factory": BUILTIN_FACTORY,
         "env_kwargs": {"seed": layout, "style": style, "n_objects": len(env.world_meta["objects"]),
                        "camera_names": list(SCENEMEM_VIEWS), "camera_widths": knobs.size,
                        "camera_heights": knobs.size, "use_camera_obs": knobs.use_camera_obs,

@@ -41,12 +41,11 @@ BENCHMARKS = ("scenemem", "findingdory")
 # What each agent name means in SceneMem (acting policies for `recallbench scenemem`).
 SCENEMEM_POLICIES: dict[str, str] = {
     # The ceiling: the right fixture, opened and approached with the oracle's skills (plus a
-    # straight standoff drive where ``approach`` finds no pose: hierarchical.open_fixture). The
-    # generator's own verifier stays available as "privileged-scenemem".
+    # straight standoff drive where ``approach`` finds no pose: hierarchical.open_fixture); the
+    # generator verifies every probe with it.
     "oracle": "recallbench.agents.hierarchical:HierarchicalPrivileged",
     "privileged": "recallbench.agents.hierarchical:HierarchicalPrivileged",
-    "privileged-scenemem": "recallbench.agents.scenemem_policies:PrivilegedScenememPolicy",
-    "do-nothing": "recallbench.agents.scenemem_policies:DoNothingPolicy",
+    "do-nothing": "recallbench.agents.scenemem_baselines:DoNothingPolicy",
     "blind": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
     "memoryless": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
     "search": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",

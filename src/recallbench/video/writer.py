@@ -9,11 +9,28 @@ from types import TracebackType
 import av
 import numpy as np
 
+# libx264's speed presets, fastest first. A faster preset only moves bytes (a larger file at
+# the same crf quality), never which frames are written.
+PRESETS = (
+    "ultrafast",
+    "superfast",
+    "veryfast",
+    "faster",
+    "fast",
+    "medium",
+    "slow",
+    "slower",
+    "veryslow",
+    "placebo",
+)
+DEFAULT_PRESET = "veryfast"  # ~3x faster than x264's "medium", files ~25% larger
+
 
 class VideoWriter:
     """PyAV H.264 writer (libx264, yuv420p) with a short keyframe interval for fast seeking.
 
-    Width and height must be even (yuv420p halves the chroma planes).
+    Width and height must be even (yuv420p halves the chroma planes). ``preset`` is x264's
+    speed/size trade-off (``PRESETS``); ``crf`` sets the quality.
     """
 
     def __init__(
@@ -25,17 +42,23 @@ class VideoWriter:
         *,
         gop: int = 20,
         crf: int = 18,
+        preset: str = DEFAULT_PRESET,
     ) -> None:
+        if preset not in PRESETS:
+            raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
         if width % 2 or height % 2:
             raise ValueError(f"width and height must be even for yuv420p, got {width}x{height}")
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.width = width
         self.height = height
+        self.preset = preset
         self.frames_written = 0
         self._container = av.open(str(self.path), mode="w")
         stream = self._container.add_stream(
-            "libx264", rate=Fraction(fps), options={"crf": str(crf), "g": str(gop)}
+            "libx264",
+            rate=Fraction(fps),
+            options={"crf": str(crf), "g": str(gop), "preset": preset},
         )
         stream.width = width
         stream.height = height

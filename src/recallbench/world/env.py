@@ -511,9 +511,14 @@ class HomeEnv(gym.Env):
 
 def make_env(env_name: str, **kwargs: Any) -> HomeEnv:
     """``make_env("RecallbenchHome", seed=3, style=1, cameras=[...])``; also
-    ``"RecallbenchKitchen"`` (one room). Mirrors robosuite.make's name-first call."""
+    ``"RecallbenchKitchen"`` (one room). A drop-in for ``robosuite.make``: robosuite's keyword
+    arguments (``use_camera_obs``, ``camera_names``, ``camera_widths``, ``has_renderer``,
+    ``ignore_done``, ...) are translated or dropped (``world.robosuite_kwargs``)."""
+    from recallbench.world.robosuite_kwargs import translate
+
     if env_name not in ENV_NAMES:
         raise ValueError(f"unknown env {env_name!r}; known: {sorted(ENV_NAMES)}")
+    kwargs = translate(kwargs)
     kwargs.setdefault("kind", ENV_NAMES[env_name])
     return HomeEnv(**kwargs)
 
