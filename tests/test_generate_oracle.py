@@ -102,6 +102,35 @@ def test_place_refuses_a_closed_fixture_and_pick_needs_free_hands(kitchen):
     assert not busy.success and busy.detail == "hands full"
 
 
+def test_oracle_turns_the_sink_handle_through_actions_and_places_into_the_basin(kitchen):
+    kitchen.reset()
+    oracle = Oracle(kitchen)
+    joint = kitchen.fixture("sink")["doors"][0]["joint"]
+    assert abs(_joint(kitchen, joint)) < 0.05
+    steps = _count_steps(kitchen)
+    try:
+        turned = oracle.run(oracle.turn_sink("sink", angle=1.0))
+    finally:
+        del kitchen.step
+    # the lever turned by physics under 12-dim commands (no teleport, no joint writes)
+    assert turned.success and _joint(kitchen, joint) > 0.5
+    assert len(steps) == turned.end_frame - turned.start_frame
+    assert all(a.shape == (12,) and np.all(np.abs(a) <= 1.0) for a in steps)
+    assert kitchen.held_body() is None
+    assert oracle.run(oracle.close_door("sink")).success and abs(_joint(kitchen, joint)) < 0.08
+    # an open basin: no door to open first, the object goes in from above
+    sink = kitchen.fixture("sink")
+    obj = next(o["name"] for o in kitchen.world_meta["objects"]
+               if oracle.where_is(o["name"]) not in {f["name"] for f in
+                                                     kitchen.world_meta["fixtures"]}
+               and oracle.where_is(o["name"]) is not None)
+    assert oracle.run(oracle.pick(obj)).success
+    assert oracle.run(oracle.place(obj, "sink")).success
+    for _ in range(20):
+        kitchen.step(np.zeros(12))
+    assert _inside(kitchen, obj, sink["interior_site"])
+
+
 def test_recorder_writes_one_frame_per_step_per_camera(tmp_path, kitchen):
     kitchen.reset()
     with FrameRecorder(tmp_path, size=(32, 32)) as rec:

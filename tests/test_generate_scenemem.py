@@ -75,6 +75,7 @@ def test_suite_layout_and_probes(suite):
         assert [e["frame"] for e in events] == sorted(e["frame"] for e in events)
         args = json.loads((d / "env" / "env_args.json").read_text())
         assert args["env_name"] == "RecallbenchKitchen"
+        assert "env_factory" not in args  # the built-in env takes robosuite's kwargs itself
         # every find_target probe names an object the video put into that fixture
         placed = {t["object"]: t["to"] for t in tasks if t["kind"] == "pick_place" and t["success"]}
         assert scenario.spec.tests
@@ -101,6 +102,25 @@ def test_privileged_policy_scores_100_and_do_nothing_0(suite, tmp_path):
     assert good["summary"] == {"total": total, "memory": total}
     none = _run(suite, DO_NOTHING, tmp_path / "nothing.json")
     assert none["summary"] == {"total": total, "memory": 0}
+
+
+def test_sink_probes_are_generated_and_passed_by_turning_the_handle(tmp_path):
+    out = tmp_path / "sinks"
+    assert main(["generate", "scenemem", "--out", str(out), "--n", "1", "--seed", "5",
+                 "--tasks", "1", "--pick-place", "1", "--size", "32", "--no-camera-obs",
+                 "--workers", "1", "--destinations", "sink"]) == 0
+    (d,) = _scenarios(out)
+    sub = json.loads((d / "videos" / "subtasks.json").read_text())
+    (task,) = sub["tasks"]
+    assert task["kind"] == "pick_place" and task["success"] and task["to_type"] == "sink"
+    spec = json.loads((d / "eval_spec.json").read_text())
+    sinks = [t for t in spec["tests"] if t["fixture"]["type"] == "sink"]
+    # the privileged policy verified the probe (it passes by turning the handle past 0.5 rad)
+    assert any(t["task"] == "find_target" and t["object"] == task["object"] for t in sinks)
+    assert all(t["verified_steps"] > 0 for t in sinks)
+    assert json.loads((d / "generation.json").read_text())["dropped_probes"] == 0
+    good = _run(out, PRIVILEGED, tmp_path / "privileged.json")
+    assert good["summary"] == {"total": len(spec["tests"]), "memory": len(spec["tests"])}
 
 
 def test_rerun_with_other_knobs_is_refused(suite, capsys):

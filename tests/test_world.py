@@ -336,6 +336,51 @@ def test_actions_move_the_base_in_its_own_frame_and_cameras_render_on_request():
     assert env.base_pose()[2] > pose[2] + 0.2 or env.base_pose()[2] < -math.pi + 0.4
 
 
+def test_make_env_accepts_robosuite_kwargs_as_robosuite_make_does():
+    # the call the SceneMem harness makes for robosuite, pointed at the built-in world
+    env = make_env(
+        "RecallbenchKitchen",
+        seed=0,
+        has_renderer=False,
+        has_offscreen_renderer=True,
+        use_camera_obs=True,
+        camera_names=["robot0_agentview_left", "robot0_eye_in_hand"],
+        camera_widths=[40, 24],
+        camera_heights=32,
+        camera_depths=[False, True],
+        ignore_done=True,
+        horizon=5,
+        control_freq=20,
+        render_camera="robot0_agentview_left",
+        reward_shaping=True,
+    )
+    obs, _ = env.reset()
+    assert obs["robot0_agentview_left_image"].shape == (32, 40, 3)
+    assert obs["robot0_eye_in_hand_image"].shape == (32, 24, 3)
+    assert obs["robot0_eye_in_hand_depth"].shape == (32, 24)
+    assert env.kind == "kitchen" and env.control_freq == 20
+    for _ in range(6):  # ignore_done: robosuite's horizon does not end the rollout
+        *_, truncated, _ = env.step(np.zeros(12))
+    assert not truncated
+    env.close()
+    # use_camera_obs=False: no images (a blind policy evaluates without rendering)
+    blind = make_env("RecallbenchKitchen", seed=0, use_camera_obs=False, horizon=3,
+                     camera_names="robot0_agentview_left", camera_widths=16, camera_heights=16)
+    obs, _ = blind.reset()
+    assert not any(k.endswith("_image") for k in obs) and blind.cameras == []
+    for _ in range(3):
+        *_, truncated, _ = blind.step(np.zeros(12))
+    assert truncated  # without ignore_done the horizon still counts
+    blind.close()
+    with pytest.raises(ValueError, match="camera_widths"):
+        make_env("RecallbenchKitchen", camera_names=["robot0_eye_in_hand"], camera_widths=[8, 8])
+    with pytest.raises(ValueError, match="camera_segmentations"):
+        make_env("RecallbenchKitchen", camera_names=["robot0_eye_in_hand"],
+                 camera_segmentations="class")
+    with pytest.raises(TypeError, match="not_a_kwarg"):  # unknown names still fail
+        make_env("RecallbenchKitchen", not_a_kwarg=1)
+
+
 def test_preview_cli_writes_pictures(tmp_path):
     from PIL import Image
 

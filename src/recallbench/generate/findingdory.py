@@ -23,11 +23,14 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+
+if TYPE_CHECKING:
+    from recallbench.video.writer import VideoWriter
 
 MAX_ATTEMPTS = 8  # homes tried per episode before giving up (a home may not fit the day)
 PREFIX = "The robot's goal is: "
@@ -52,6 +55,32 @@ def subsample_answer(answer: list[list[int]], offered: np.ndarray) -> list[list[
         pos = [p for p, f in enumerate(offered.tolist()) if f in valid]
         out.append(pos or [-1])
     return out
+
+
+class _Sink:
+    """Writes each frame of the day to the full video, and the offered ones to the subsample.
+
+    An idle frame comes as the very array of the frame before (``run_day``), and the day's
+    images are never modified afterwards, so "same object" means "same image": a writer then
+    re-encodes its last frame without converting the image again.
+    """
+
+    def __init__(self, full: VideoWriter, sub: VideoWriter, offered: set[int]) -> None:
+        self.offered = offered
+        self._last: dict[int, np.ndarray | None] = {id(full): None, id(sub): None}
+        self.full, self.sub = full, sub
+
+    def _write(self, writer: VideoWriter, rgb: np.ndarray) -> None:
+        if rgb is self._last[id(writer)]:
+            writer.repeat()
+        else:
+            writer.write(rgb)
+            self._last[id(writer)] = rgb
+
+    def __call__(self, frame: int, rgb: np.ndarray) -> None:
+        self._write(self.full, rgb)
+        if frame in self.offered:
+            self._write(self.sub, rgb)
 
 
 def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDoryKnobs) -> Path:
@@ -98,13 +127,7 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
                     work / f"video_{knobs.subsample}.mp4", knobs.fps, *size, preset=preset
                 ) as sub,
             ):
-
-                def sink(frame: int, rgb: np.ndarray) -> None:
-                    full.write(rgb)
-                    if frame in offered_set:
-                        sub.write(rgb)
-
-                day = run_day(env, knobs, day_rng, sink)
+                day = run_day(env, knobs, day_rng, _Sink(full, sub, offered_set))
         except DayFailed as exc:
             errors.append(f"home {world_seed}/{style}: {exc}")
             env.close()

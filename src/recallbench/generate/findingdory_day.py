@@ -576,7 +576,11 @@ def settle(env: HomeEnv, seconds: float = SETTLE_SECONDS) -> None:
 def run_day(
     env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator, sink: FrameSink
 ) -> Day:
-    """Plan and act out one day; ``sink(frame_index, rgb)`` receives every frame in order."""
+    """Plan and act out one day; ``sink(frame_index, rgb)`` receives every frame in order.
+
+    An idle frame (nothing moved) passes the very array object of the frame before, so a sink
+    may reuse work done for it (``rgb is previous``).
+    """
     settle(env)
     legs = plan_day(env, knobs, rng)
     spare = knobs.steps - 1 - _plan_cost(env, legs)  # frame 0 is the start pose

@@ -65,6 +65,7 @@ class VideoWriter:
         stream.pix_fmt = "yuv420p"
         stream.codec_context.gop_size = gop
         self._stream = stream
+        self._last_yuv: np.ndarray | None = None
         self._closed = False
 
     def write(self, frame: np.ndarray) -> None:
@@ -75,8 +76,23 @@ class VideoWriter:
                 f"{self.path}: expected uint8 frame of shape {(self.height, self.width, 3)}, "
                 f"got {frame.dtype} {frame.shape}"
             )
-        video_frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
-        for packet in self._stream.encode(video_frame):
+        rgb = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+        # converted here (as encode would) so that repeat() can reuse it: the RGB -> YUV
+        # conversion costs about as much as encoding a still frame
+        self._last_yuv = rgb.reformat(format="yuv420p").to_ndarray()
+        self._encode(self._last_yuv)
+
+    def repeat(self) -> None:
+        """Write the last written frame again (byte-identical to ``write`` of the same image)."""
+        if self._closed:
+            raise ValueError(f"{self.path}: writer is closed")
+        if self._last_yuv is None:
+            raise ValueError(f"{self.path}: nothing written yet to repeat")
+        self._encode(self._last_yuv)
+
+    def _encode(self, yuv: np.ndarray) -> None:
+        # a fresh frame each time: the encoder stamps and keeps the frames it is given
+        for packet in self._stream.encode(av.VideoFrame.from_ndarray(yuv, format="yuv420p")):
             self._container.mux(packet)
         self.frames_written += 1
 
