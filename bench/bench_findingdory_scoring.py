@@ -10,6 +10,7 @@ groups, 11 categories, 59 templates, each with a 2,000-resample bootstrap interv
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -20,7 +21,9 @@ from recallbench.benchmarks.findingdory.evaluate import build_query, score_recor
 from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
 from recallbench.report.aggregate import summarize
 
-DATA = Path("/work/shared/data/findingdory-val-qa.json")
+# ../shared beside the project root, as in the workspace; RECALLBENCH_SHARED overrides.
+SHARED = Path(os.environ.get("RECALLBENCH_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+DATA = SHARED / "data" / "findingdory-val-qa.json"
 
 
 def timed(fn, repeats: int) -> tuple[float, object]:

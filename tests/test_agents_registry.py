@@ -11,8 +11,9 @@ import pytest
 from recallbench.agents.baselines import OracleAgent, RandomAgent
 from recallbench.agents.registry import BUILTIN_AGENTS, list_agents, load_agent, resolve_agent
 from recallbench.cli import main
+from shared_data import FINDINGDORY_VAL_QA
 
-VAL = Path("/work/shared/data/findingdory-val-qa.json")
+VAL = FINDINGDORY_VAL_QA
 
 AGENT_SOURCE = textwrap.dedent(
     """

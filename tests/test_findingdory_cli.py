@@ -13,8 +13,9 @@ import pytest
 from recallbench.benchmarks.findingdory.annotations import Entity, EpisodeAnnotations, save_episode
 from recallbench.cli import main
 from recallbench.video import VideoWriter
+from shared_data import FINDINGDORY_VAL_QA
 
-VAL = Path("/work/shared/data/findingdory-val-qa.json")
+VAL = FINDINGDORY_VAL_QA
 F = 200  # frames per episode
 SIZE = 64
 # entity -> (kind, colour drawn while it is in view, start distance, position on a line)

@@ -11,8 +11,9 @@ import pytest
 from recallbench.benchmarks.findingdory.data import load_suite, resolve_video
 from recallbench.benchmarks.findingdory.templates import CATEGORY_GROUP, TEMPLATES, template_of
 from recallbench.errors import InputError
+from shared_data import FINDINGDORY_VAL_QA
 
-VAL = Path("/work/shared/data/findingdory-val-qa.json")
+VAL = FINDINGDORY_VAL_QA
 needs_val = pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
 
 ROW = {

@@ -405,14 +405,20 @@ FrameSink = Callable[[int, np.ndarray], None]
 
 
 class _DayRunner:
-    """Executes legs in the env, recording one frame (pose, time, rgb) per robot step."""
+    """Executes legs in the env, recording one frame (pose, time, rgb) per robot step.
+
+    The images are rendered after the day succeeded (``replay``): a home the day fails in
+    (found only while acting) then costs its physics, not its renders and video encoding. A
+    frame stores what a render reads that the day changes, the joint and mocap poses.
+    """
 
     def __init__(self, env: HomeEnv, knobs: FindingDoryKnobs, sink: FrameSink) -> None:
         self.env, self.knobs, self.sink = env, knobs, sink
         self.follower = GreedyGeodesicFollower(env.nav_grid)
         self.poses: list[np.ndarray] = []
         self.rgb_renders = 0
-        self._last: np.ndarray | None = None
+        self._shots: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # states to render
+        self._shot_of: list[int] = []  # per frame: its image's index in _shots
 
     @property
     def frame(self) -> int:
@@ -421,11 +427,36 @@ class _DayRunner:
     def record(self, render: bool = True) -> None:
         if self.frame >= self.knobs.steps:
             raise DayFailed(f"the day needs more than {self.knobs.steps} steps")
-        if render or self._last is None:
-            self._last = self.env.render_camera("robot0_head", self.knobs.width, self.knobs.height)
+        if render or not self._shots:
+            d = self.env.data
+            self._shots.append((d.qpos.copy(), d.mocap_pos.copy(), d.mocap_quat.copy()))
             self.rgb_renders += 1
-        self.sink(self.frame, self._last)
+        self._shot_of.append(len(self._shots) - 1)
         self.poses.append(self.env.base_pose())
+
+    def replay(self) -> None:
+        """Render the recorded frames in order into the sink; the env ends as it was."""
+        import mujoco  # loaded by the env already
+
+        m, d = self.env.model, self.env.data
+        end = mujoco.MjData(m)
+        mujoco.mj_copyData(end, m, d)
+        w, h = self.knobs.width, self.knobs.height
+        img: np.ndarray | None = None
+        shown = -1
+        try:
+            for f, k in enumerate(self._shot_of):
+                if k != shown:
+                    d.qpos[:], d.mocap_pos[:], d.mocap_quat[:] = self._shots[k]
+                    # the pose refresh HomeEnv.step does after physics (renders read only it)
+                    mujoco.mj_kinematics(m, d)
+                    mujoco.mj_comPos(m, d)
+                    mujoco.mj_camlight(m, d)
+                    img, shown = self.env.render_camera("robot0_head", w, h), k
+                assert img is not None
+                self.sink(f, img)  # an idle frame passes the same array again
+        finally:
+            mujoco.mj_copyData(d, m, end)
 
     def idle(self, n: int) -> None:
         for _ in range(max(0, n)):
@@ -576,7 +607,8 @@ def settle(env: HomeEnv, seconds: float = SETTLE_SECONDS) -> None:
 def run_day(
     env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator, sink: FrameSink
 ) -> Day:
-    """Plan and act out one day; ``sink(frame_index, rgb)`` receives every frame in order.
+    """Plan and act out one day; ``sink(frame_index, rgb)`` receives every frame in order,
+    once the whole day succeeded (a failed day renders nothing).
 
     An idle frame (nothing moved) passes the very array object of the frame before, so a sink
     may reuse work done for it (``rgb is previous``).
@@ -639,6 +671,7 @@ def run_day(
                 {"kind": "room", "room": leg.room, "start": start, "end": runner.frame - 1}
             )
     runner.idle(knobs.steps - runner.frame)
+    runner.replay()
     poses = np.array(runner.poses, dtype=np.float32)
     times = [time_of_day(f, knobs.steps) for f in range(len(poses))]
     return Day(
