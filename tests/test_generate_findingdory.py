@@ -261,6 +261,7 @@ def test_subsample_answer_maps_frames_to_positions():
         {"rooms": 0},
         {"width": 121},
         {"distractors": -1},
+        {"video_preset": "warp"},
     ],
 )
 def test_bad_knobs_are_rejected(kwargs):
@@ -302,3 +303,36 @@ def test_the_harness_runs_the_oracle_agent_on_the_generated_suite(suite_dir, tmp
             assert row["hl_sr"] == 1.0, case.question
         if not case.solvable:
             assert row["hl_sr"] == 0.0
+
+
+def test_video_shows_the_recorded_day_frame_by_frame(suite_dir):
+    """Images are rendered after the day from the recorded states: the video must still hold
+    one frame per step, still frames where the robot waited, and the end-of-day world (as
+    saved, after the replay) must look like the last frame."""
+    import av
+
+    from recallbench.world.io import load_world
+
+    ep = suite_dir / "episodes" / "ep_0"
+    meta = json.loads((ep / "episode.json").read_text())
+    with av.open(str(ep / "video.mp4")) as c:
+        frames = [f.to_ndarray(format="rgb24").astype(np.int16) for f in c.decode(video=0)]
+    assert len(frames) == KNOBS.steps
+    with np.load(ep / "frames.npz") as f:
+        poses = f["pose"]
+    change = np.array([np.abs(a - b).mean() for a, b in zip(frames[1:], frames[:-1], strict=True)])
+    moved = np.any(poses[1:] != poses[:-1], axis=1)
+    assert change[moved].mean() > 5 * max(change[~moved].mean(), 0.05)  # drives change the view
+    assert meta["renders"]["rgb"] < KNOBS.steps  # idle frames were not rendered again
+    env = load_world(ep / "world")
+    last = env.render_camera("robot0_head", KNOBS.width, KNOBS.height).astype(np.int16)
+    env.close()
+    assert np.abs(last - frames[-1]).mean() < 4  # lossy codec: close, not equal
+    assert np.abs(last - frames[0]).mean() > np.abs(last - frames[-1]).mean()
+
+
+def test_video_preset_default_is_the_writers():
+    from recallbench.video.writer import DEFAULT_PRESET
+
+    assert FindingDoryKnobs().video_preset == DEFAULT_PRESET
+    assert FindingDoryKnobs(video_preset="ultrafast").to_dict()["video_preset"] == "ultrafast"

@@ -176,3 +176,39 @@ def test_seeking_needs_no_fallback_on_our_files(
     assert [decode_code(f) for f in VideoFrames(video, offered, stamp=False).frames()] == list(
         offered
     )
+
+
+def test_repeat_is_byte_identical_to_writing_the_same_image(tmp_path: Path) -> None:
+    frames = [coded_frame(i) for i in (0, 1, 1, 1, 2, 2)]
+    with VideoWriter(tmp_path / "written.mp4", fps=10, width=W, height=H) as writer:
+        for f in frames:
+            writer.write(f)
+    with VideoWriter(tmp_path / "repeated.mp4", fps=10, width=W, height=H) as writer:
+        for n, f in enumerate(frames):
+            if n and np.array_equal(f, frames[n - 1]):
+                writer.repeat()
+            else:
+                writer.write(f)
+        assert writer.frames_written == len(frames)
+    assert (tmp_path / "repeated.mp4").read_bytes() == (tmp_path / "written.mp4").read_bytes()
+    with (
+        VideoWriter(tmp_path / "empty.mp4", fps=10, width=W, height=H) as writer,
+        pytest.raises(ValueError, match="nothing written"),
+    ):
+        writer.repeat()
+
+
+def test_preset_is_applied_and_checked(tmp_path: Path) -> None:
+    sizes = {}
+    for preset in ("ultrafast", "medium"):
+        path = tmp_path / f"{preset}.mp4"
+        with VideoWriter(path, fps=10, width=W, height=H, preset=preset) as writer:
+            assert writer.preset == preset
+            for i in range(40):
+                writer.write(coded_frame(i))
+        frames = VideoFrames(path, [0, 17, 39], stamp=False).frames()
+        assert [decode_code(f) for f in frames] == [0, 17, 39]
+        sizes[preset] = path.stat().st_size
+    assert sizes["ultrafast"] > sizes["medium"]  # the fastest preset spends more bytes
+    with pytest.raises(ValueError, match="preset"):
+        VideoWriter(tmp_path / "bad.mp4", fps=10, width=W, height=H, preset="warp")

@@ -202,6 +202,29 @@ def test_discrete_moves_stop_at_walls_and_furniture(kitchen):
     assert env.data.qpos[env._base_q][2] == pytest.approx(pose[2])
 
 
+def test_segmentation_equals_the_renderers_own_segmentation_mode(kitchen):
+    """Renders.segmentation decodes the id colours itself; it must agree pixel for pixel with
+    mujoco.Renderer's segmentation mode mapped to bodies."""
+    env = kitchen
+    env.reset()
+    env.teleport(env.fixture("oven")["approach_pose"])
+    seg = env.render_camera("robot0_head", 120, 160, mode="segmentation")
+    r = env.renders.renderer(120, 160)
+    r.enable_segmentation_rendering()
+    try:
+        r.update_scene(env.data, camera="robot0_head", scene_option=env.renders.scene_option)
+        ref = r.render()
+    finally:
+        r.disable_segmentation_rendering()
+    is_geom = (ref[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM)) & (ref[..., 0] >= 0)
+    expected = np.where(is_geom, env.model.geom_bodyid[np.where(is_geom, ref[..., 0], 0)], -1)
+    assert len(np.unique(expected)) > 3  # several bodies in view, so the check means something
+    np.testing.assert_array_equal(seg, expected)
+    # the id-colour render leaves the RGB flags as they were
+    rgb = env.render_camera("robot0_head", 120, 160)
+    assert rgb.std() > 10 and len(np.unique(rgb.reshape(-1, 3), axis=0)) > 50
+
+
 def test_segmentation_coverage_counts_the_fixture_in_view(kitchen):
     from recallbench.world.render import coverage, subtree_bodies
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from recallbench.world.navigation import (
     apply_discrete,
 )
 from recallbench.world.objects import CATEGORIES, SPHERE_COLLIDERS
+
+if TYPE_CHECKING:
+    import mujoco
 
 DAY_START_MIN = 6 * 60
 DAY_MINUTES = 16 * 60  # 06:00 to 22:00
@@ -404,6 +408,15 @@ def _plan_cost(env: HomeEnv, legs: list[_Leg]) -> int:
 FrameSink = Callable[[int, np.ndarray], None]
 
 
+def _refresh_poses(model: mujoco.MjModel, data: mujoco.MjData) -> None:
+    """The pose refresh ``HomeEnv.step`` does after physics (all that renders read)."""
+    import mujoco  # loaded by the env already
+
+    mujoco.mj_kinematics(model, data)
+    mujoco.mj_comPos(model, data)
+    mujoco.mj_camlight(model, data)
+
+
 class _DayRunner:
     """Executes legs in the env, recording one frame (pose, time, rgb) per robot step.
 
@@ -439,8 +452,9 @@ class _DayRunner:
         import mujoco  # loaded by the env already
 
         m, d = self.env.model, self.env.data
-        end = mujoco.MjData(m)
-        mujoco.mj_copyData(end, m, d)
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION  # everything physics carries forward
+        end = np.empty(mujoco.mj_stateSize(m, spec))
+        mujoco.mj_getState(m, d, end, spec)
         w, h = self.knobs.width, self.knobs.height
         img: np.ndarray | None = None
         shown = -1
@@ -448,15 +462,13 @@ class _DayRunner:
             for f, k in enumerate(self._shot_of):
                 if k != shown:
                     d.qpos[:], d.mocap_pos[:], d.mocap_quat[:] = self._shots[k]
-                    # the pose refresh HomeEnv.step does after physics (renders read only it)
-                    mujoco.mj_kinematics(m, d)
-                    mujoco.mj_comPos(m, d)
-                    mujoco.mj_camlight(m, d)
+                    _refresh_poses(m, d)
                     img, shown = self.env.render_camera("robot0_head", w, h), k
                 assert img is not None
                 self.sink(f, img)  # an idle frame passes the same array again
         finally:
-            mujoco.mj_copyData(d, m, end)
+            mujoco.mj_setState(m, d, end, spec)
+            _refresh_poses(m, d)
 
     def idle(self, n: int) -> None:
         for _ in range(max(0, n)):

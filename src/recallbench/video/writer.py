@@ -8,6 +8,7 @@ from types import TracebackType
 
 import av
 import numpy as np
+from av.video.reformatter import VideoReformatter
 
 # libx264's speed presets, fastest first. A faster preset only moves bytes (a larger file at
 # the same crf quality), never which frames are written.
@@ -66,6 +67,7 @@ class VideoWriter:
         stream.codec_context.gop_size = gop
         self._stream = stream
         self._last_yuv: np.ndarray | None = None
+        self._reformatter = VideoReformatter()
         self._closed = False
 
     def write(self, frame: np.ndarray) -> None:
@@ -78,8 +80,9 @@ class VideoWriter:
             )
         rgb = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
         # converted here (as encode would) so that repeat() can reuse it: the RGB -> YUV
-        # conversion costs about as much as encoding a still frame
-        self._last_yuv = rgb.reformat(format="yuv420p").to_ndarray()
+        # conversion costs about as much as encoding a still frame. One reformatter for the
+        # whole video keeps its scaler context (frame.reformat builds one per call, ~2x slower).
+        self._last_yuv = self._reformatter.reformat(rgb, format="yuv420p").to_ndarray()
         self._encode(self._last_yuv)
 
     def repeat(self) -> None:
