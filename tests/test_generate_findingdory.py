@@ -286,7 +286,8 @@ def test_the_harness_runs_the_oracle_agent_on_the_generated_suite(suite_dir, tmp
     """The whole evaluation path (video look-up, run log, scoring) on a generated suite."""
     from recallbench.agents.baselines import OracleAgent
     from recallbench.benchmarks.findingdory.data import load_suite
-    from recallbench.benchmarks.findingdory.evaluate import run_cases, score_records
+    from recallbench.benchmarks.findingdory.evaluate import score_records
+    from recallbench.run.findingdory import run_cases
     from recallbench.run.runlog import completed
 
     suite = load_suite(suite_dir)

@@ -16,7 +16,6 @@ from recallbench.report.aggregate import summarize
 from recallbench.run.manifest import read_manifest
 from recallbench.run.runlog import completed
 
-RECORDS = "records.jsonl"
 SUMMARY = "summary.json"
 
 
@@ -37,6 +36,7 @@ def findingdory_rows(
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.evaluate import score_records
     from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
+    from recallbench.run.findingdory import RECORDS
 
     if suite is None:
         suite = load_suite(manifest["data"])

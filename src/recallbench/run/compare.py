@@ -222,8 +222,8 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
     from rich.progress import track
 
     from recallbench.benchmarks.findingdory.data import load_suite
-    from recallbench.benchmarks.findingdory.evaluate import RECORDS, run_cases, start_run
     from recallbench.report.runs import score_run
+    from recallbench.run.findingdory import RECORDS, run_cases, start_run
 
     try:
         factory = findingdory_target(agent)

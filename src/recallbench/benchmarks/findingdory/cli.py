@@ -44,8 +44,8 @@ def _make_agent(spec: str, seed: int, extra: dict[str, Any]) -> Any:
 def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -> dict[str, Any]:
     from rich.progress import track
 
-    from recallbench.benchmarks.findingdory.evaluate import run_cases, start_run
     from recallbench.report.runs import score_run
+    from recallbench.run.findingdory import run_cases, start_run
 
     extra = _agent_kwargs(args.agent_arg)
     ll_policy = _ll_policy(args, suite) if args.ll else None
@@ -104,7 +104,7 @@ def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any) ->
     """The low-level phase: act every recorded frame choice out in its episode's world."""
     from rich.progress import track
 
-    from recallbench.benchmarks.findingdory.ll_rollout import run_ll
+    from recallbench.run.findingdory import run_ll
 
     run_ll(
         suite,

@@ -1,31 +1,23 @@
-"""Run a frame-selection agent over a FindingDory suite, and score runs from their records.
+"""What a FindingDory agent is asked, and scoring recorded answers.
 
-Layout of a run directory: ``manifest.json`` (settings that move the numbers), ``records.jsonl``
-(one run-log record per case: what the agent answered, never a score) and ``summary.json``
-(written by ``recallbench.report.runs.score_run``). A frame-budget sweep writes one such
-directory per K under ``RUN/K<k>/``.
+The offered frames under a budget, the ``FrameQuery`` an agent sees, and per-instance scores of
+run-log records. Executing a run (the loop over cases, the run log, the manifest) is the
+runner's job: ``recallbench.run.findingdory``.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.base import FrameAnswer, FrameQuery
+from recallbench.agents.base import FrameQuery
 from recallbench.benchmarks.findingdory.annotations import EpisodeAnnotations, load_episode
-from recallbench.benchmarks.findingdory.data import QACase, Suite, resolve_video
+from recallbench.benchmarks.findingdory.data import QACase, Suite
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.benchmarks.findingdory.scoring import score_case
 from recallbench.errors import InputError
-from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
-from recallbench.run.runlog import RunLog, completed
 from recallbench.video.sampling import subsample_indices
-
-RECORDS = "records.jsonl"
 
 
 class EpisodeCache:
@@ -122,68 +114,6 @@ def build_query(
     )
 
 
-def _answer_record(answer: Any) -> dict[str, Any]:
-    if not isinstance(answer, FrameAnswer):
-        raise TypeError(f"agent returned {type(answer).__name__}, expected FrameAnswer")
-    fi = answer.frame_indices
-    if fi is not None:
-        fi = list(fi)
-        if not all(isinstance(i, int) and not isinstance(i, bool) for i in fi):
-            # Keep what was said, but as a response for the parser to reject (never coerce).
-            return {"frame_indices": None, "response": repr(fi), "info": answer.info}
-    response = answer.response if isinstance(answer.response, str) else None
-    return {"frame_indices": fi, "response": response, "info": _loggable(answer.info)}
-
-
-def _loggable(info: Any) -> dict[str, Any]:
-    # The run log is strict JSON (no NaN); an agent's odd info must not crash the whole run.
-    try:
-        json.dumps(info, allow_nan=False, default=lambda v: v.tolist())
-        return dict(info)
-    except (TypeError, ValueError, AttributeError):
-        return {"unloggable_info": repr(info)[:2000]}
-
-
-def run_cases(
-    suite: Suite,
-    agent: Any,
-    *,
-    budget: int,
-    run_dir: Path,
-    limit: int | None = None,
-    resume: bool = False,
-    videos_dir: Path | None = None,
-    progress: Callable[[Iterable[QACase], int], Iterable[QACase]] | None = None,
-) -> Path:
-    """Ask the agent about every case not yet recorded; append one record per case."""
-    log_path = run_dir / RECORDS
-    if log_path.exists() and not resume:
-        raise InputError(log_path, None, "run already has records; pass --resume to finish it")
-    done = completed(log_path) if resume else {}
-    cases = list(suite.cases[:limit] if limit else suite.cases)
-    todo = [c for c in cases if c.id not in done]
-    episodes = EpisodeCache(suite)
-    privileged = bool(getattr(agent, "privileged", False))
-    sources = SourceCache()
-    with RunLog(log_path) as log:
-        iterator = progress(todo, len(todo)) if progress else todo
-        for case in iterator:
-            episode = episodes.get(case.ep_id)
-            video = resolve_video(suite, case, videos_dir)
-            offered = offered_for(case, budget, video, episode)
-            query = build_query(case, offered, episode, video, privileged)
-            frames = sources.get(video, offered, query.times_of_day) if video else None
-            record: dict[str, Any] = {"key": case.id, "offered_frames": offered}
-            t0 = time.perf_counter()
-            try:
-                record.update(_answer_record(agent.select_frames(query, frames)))
-            except Exception as exc:  # an agent failure fails this case only
-                record.update(frame_indices=None, response=None, agent_error=repr(exc)[:2000])
-            record["seconds"] = round(time.perf_counter() - t0, 6)
-            log.append(record)
-    return log_path
-
-
 def score_records(
     suite: Suite, records: dict[str, dict[str, Any]], *, scoring: Scoring = "published"
 ) -> list[dict[str, Any]]:
@@ -194,21 +124,3 @@ def score_records(
         for case in suite.cases
         if case.id in records
     ]
-
-
-def start_run(run_dir: Path, **settings: Any) -> dict[str, Any]:
-    """Write the manifest (or check it matches on resume)."""
-    manifest_path = run_dir / "manifest.json"
-    if manifest_path.exists():
-        old = read_manifest(run_dir)
-        for key in ("data_sha256", "agent", "frames", "seed"):
-            if key in settings and old.get(key) != settings[key]:
-                raise InputError(
-                    manifest_path,
-                    key,
-                    f"resume with {settings[key]!r} but run has {old.get(key)!r}",
-                )
-        return old
-    manifest = build_manifest(**settings)
-    write_manifest(run_dir, manifest)
-    return manifest

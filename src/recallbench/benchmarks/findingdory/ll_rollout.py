@@ -13,15 +13,15 @@ Its entity set-up costs ~1 s per world, so the stop poses of all cases of one ep
 in one call; the policy never sees verdicts, so judging after driving changes nothing. A
 multi-goal rollout ends at its first incorrect stop: steps and path length are cut there.
 
-The outcome is appended to the run log as the case's record plus ``ll`` (later records win), so
-HL answers are never lost and an interrupted LL phase resumes where it stopped.
+The runner (``recallbench.run.findingdory.run_ll``) appends each outcome to the run log as the
+case's record plus ``ll`` (later records win), so HL answers are never lost and an interrupted
+LL phase resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,12 +35,11 @@ from recallbench.benchmarks.findingdory.annotations import (
     predicate_matrix,
 )
 from recallbench.benchmarks.findingdory.data import QACase, Suite
-from recallbench.benchmarks.findingdory.evaluate import RECORDS, EpisodeCache
+from recallbench.benchmarks.findingdory.evaluate import EpisodeCache
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.metrics import Scoring, check_indices, sequence_success
 from recallbench.benchmarks.findingdory.scoring import resolve_positions
 from recallbench.errors import InputError
-from recallbench.run.runlog import RunLog, completed
 
 DEFAULT_SIZE = (480, 640)  # the paper's portrait head camera, when episode.json has no knobs
 
@@ -315,34 +314,3 @@ class LLPhase:
             ll["policy"] = type(self.policy).__name__
             out.append({**pend.record, "ll": ll})
         return out
-
-
-def run_ll(
-    suite: Suite,
-    run_dir: Path,
-    policy: LowLevelPolicy,
-    *,
-    scoring: Scoring = "published",
-    limit: int | None = None,
-    max_steps: int = MAX_STEPS,
-    progress: Callable[[Iterable[str], int], Iterable[str]] | None = None,
-) -> Path:
-    """Add an ``ll`` outcome to every recorded case that lacks one (episode by episode)."""
-    phase = LLPhase(suite, policy, scoring=scoring, max_steps=max_steps)
-    log_path = run_dir / RECORDS
-    records = completed(log_path)
-    cases = list(suite.cases[:limit] if limit else suite.cases)
-    by_episode: dict[str, list[tuple[QACase, dict[str, Any]]]] = {}
-    for case in cases:
-        rec = records.get(case.id)
-        if rec is not None and "ll" not in rec and case.subgoals is not None:
-            by_episode.setdefault(case.ep_id, []).append((case, rec))
-    try:
-        with RunLog(log_path) as log:
-            eps = list(by_episode)
-            for ep_id in progress(eps, len(eps)) if progress else eps:
-                for rec in phase.run_episode(ep_id, by_episode[ep_id]):
-                    log.append(rec)
-    finally:
-        phase.worlds.close()
-    return log_path
