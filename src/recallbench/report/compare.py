@@ -20,6 +20,8 @@ LABELS = {
     "sc_sr": "SC-SR",
 }
 TITLES = {"scenemem": "SceneMem", "findingdory": "FindingDory"}
+# Shown under a table or chart whose metrics are averaged over different instance sets.
+SUBSET_NOTE = "HL-SPL is averaged over single-goal instances only (the published definition)"
 
 
 def fmt(summary: Mapping[str, Any]) -> str:
@@ -62,14 +64,28 @@ def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _stacked(row: list[str], metric_cols: range) -> list[str]:
+    """The row without its note, each interval under its value: "93.3\\n[87.8, 97.8]"."""
+    return [c.replace(" [", "\n[", 1) if i in metric_cols else c for i, c in enumerate(row)][:-1]
+
+
 def print_comparison(comparison: Mapping[str, Any], console: Console | None = None) -> None:
     console = console or Console()
     for bench, block in comparison["benchmarks"].items():
         header, rows = table_rows(block)
-        table = Table(title=f"{TITLES.get(bench, bench)}: {block['suite']}", title_justify="left")
+        metric_cols = range(2, len(header) - 1)
+        # One line per agent when it fits. Else intervals go under their values and the notes
+        # (kept in comparison.json and report.html) are left out, so a narrow terminal never
+        # breaks "93.3 [87.8, 97.8]" mid-number.
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+        if sum(widths) + 3 * len(header) + 12 > console.width:
+            header, rows = _stacked(header, metric_cols), [_stacked(r, metric_cols) for r in rows]
+        caption = SUBSET_NOTE if "hl_spl" in shown_metrics(block) else None
+        table = Table(title=f"{TITLES.get(bench, bench)}: {block['suite']}", title_justify="left",
+                      caption=caption, caption_justify="left")
         for i, h in enumerate(header):
-            table.add_column(h, justify="right" if 0 < i < len(header) - 1 else "left",
-                             no_wrap=i == 0)
+            table.add_column(h, justify="left" if i == 0 or h == "note" else "right",
+                             no_wrap=h != "note")
         for row in rows:
             table.add_row(*row)
         console.print(table)
@@ -115,6 +131,8 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
     if len(metrics) > 1:
         ax.legend(fontsize=8, loc="best")
     ax.grid(axis="y", alpha=0.3)
+    if "hl_spl" in metrics:
+        ax.set_xlabel(SUBSET_NOTE, fontsize=7, color="dimgray")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
