@@ -66,7 +66,7 @@ class VideoWriter:
         stream.pix_fmt = "yuv420p"
         stream.codec_context.gop_size = gop
         self._stream = stream
-        self._last_yuv: np.ndarray | None = None
+        self._last_yuv: av.VideoFrame | None = None
         self._reformatter = VideoReformatter()
         self._closed = False
 
@@ -82,7 +82,7 @@ class VideoWriter:
         # converted here (as encode would) so that repeat() can reuse it: the RGB -> YUV
         # conversion costs about as much as encoding a still frame. One reformatter for the
         # whole video keeps its scaler context (frame.reformat builds one per call, ~2x slower).
-        self._last_yuv = self._reformatter.reformat(rgb, format="yuv420p").to_ndarray()
+        self._last_yuv = self._reformatter.reformat(rgb, format="yuv420p")
         self._encode(self._last_yuv)
 
     def repeat(self) -> None:
@@ -93,9 +93,12 @@ class VideoWriter:
             raise ValueError(f"{self.path}: nothing written yet to repeat")
         self._encode(self._last_yuv)
 
-    def _encode(self, yuv: np.ndarray) -> None:
-        # a fresh frame each time: the encoder stamps and keeps the frames it is given
-        for packet in self._stream.encode(av.VideoFrame.from_ndarray(yuv, format="yuv420p")):
+    def _encode(self, yuv: av.VideoFrame) -> None:
+        # The encoder stamps an unstamped frame with its frame number and takes its own
+        # reference, so one converted frame is sent again for a repeat (unstamped first)
+        # instead of copying it into a fresh frame each time.
+        yuv.pts = None
+        for packet in self._stream.encode(yuv):
             self._container.mux(packet)
         self.frames_written += 1
 

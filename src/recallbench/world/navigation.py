@@ -109,6 +109,9 @@ class GreedyGeodesicFollower:
         self._plan = grid.with_clearance(self.clearance)
         self.status: Status = "idle"
         self.waypoint: np.ndarray | None = None
+        # (xy, goal) -> (geodesic distance, next waypoint) of the last call: a turn leaves xy
+        # as it was, and about half of all steps are turns, whose plan is then the same
+        self._last: tuple[bytes, float, np.ndarray | None] | None = None
 
     def _turn_toward(self, diff: float) -> DiscreteAction:
         return DiscreteAction.TURN_LEFT if diff >= 0 else DiscreteAction.TURN_RIGHT
@@ -139,7 +142,12 @@ class GreedyGeodesicFollower:
         except ValueError:
             self.status = "unreachable"
             return DiscreteAction.STOP
-        dist = self.grid.distance_to(goal, xy)
+        key = xy.tobytes() + goal.tobytes()
+        if self._last is not None and self._last[0] == key:
+            dist, planned = self._last[1], self._last[2]
+        else:
+            dist, planned = self.grid.distance_to(goal, xy), None
+            self._last = (key, dist, None)
         if not math.isfinite(dist):
             self.status = "unreachable"
             self.waypoint = None
@@ -154,7 +162,10 @@ class GreedyGeodesicFollower:
             self.status = "arrived"
             return DiscreteAction.STOP
         self.status = "navigating"
-        wp = self._next_waypoint(xy, goal)
+        if planned is None:
+            planned = self._next_waypoint(xy, goal)
+            self._last = (key, dist, planned)
+        wp = planned
         if wp is None:  # unreachable on every planning space (cannot happen when dist < inf)
             self.status = "unreachable"
             return DiscreteAction.STOP

@@ -52,6 +52,7 @@ class Renders:
         self.reflections = reflections
         self._renderers: dict[tuple[int, int], mujoco.Renderer] = {}
         self.scene_option = mujoco.MjvOption()
+        self._luts: dict[int, tuple[tuple, np.ndarray]] = {}
         _LIVE.add(self)
 
     def renderer(self, width: int, height: int) -> mujoco.Renderer:
@@ -107,21 +108,44 @@ class Renders:
             img = r.render()
         finally:
             np.copyto(flags, saved)
-        # IDCOLOR paints scene geom ``segid`` as the 24-bit colour segid + 1 (0: background)
-        segid = img[..., 0].astype(np.int32)
-        segid |= img[..., 1].astype(np.int32) << 8
-        if img[..., 2].any():
-            segid |= img[..., 2].astype(np.int32) << 16
-        return self._segid_bodies(r.scene, int(segid.max()))[segid]
+        # clip: a colour past the table (none should be) lands on its last, background slot
+        return np.take(self._segid_bodies(r.scene), self._segids(img), mode="clip")
 
-    def _segid_bodies(self, scene: mujoco.MjvScene, top: int) -> np.ndarray:
-        """Look-up table colour value -> body id (-1: background, or not a model geom)."""
-        lut = np.full(max(top, scene.ngeom) + 1, -1, dtype=np.int32)
+    @staticmethod
+    def _segids(img: np.ndarray) -> np.ndarray:
+        """(H, W) scene ``segid + 1`` per pixel from an IDCOLOR image (0: background)."""
+        # IDCOLOR paints scene geom ``segid`` as the 24-bit little-endian colour segid + 1.
+        # Below 65536 scene geoms the blue byte is 0, and the red and green bytes of each
+        # pixel read as one uint16 through a strided view: no per-channel widening and shifts.
+        img = np.ascontiguousarray(img)
+        h, w = img.shape[:2]
+        if not img[..., 2].any():
+            return np.ndarray((h, w), dtype="<u2", buffer=img, strides=(3 * w, 3))
+        buf = np.zeros((h, w, 4), dtype=np.uint8)
+        buf[..., :3] = img
+        return buf.view("<u4")[..., 0]
+
+    def _segid_bodies(self, scene: mujoco.MjvScene) -> np.ndarray:
+        """Look-up table ``segid + 1`` -> body id (-1: background, or not a model geom)."""
+        # Walking the scene's geoms in Python costs ~0.5 ms a frame. For one model and one
+        # set of options the scene lists the same geoms in the same order every update
+        # (only their poses change), so the table is kept per geom count, checked against
+        # the first and last geoms' identity.
+        n = scene.ngeom
+        if n == 0:
+            return np.full(2, -1, dtype=np.int32)
+        ends = tuple((int(g.objtype), int(g.objid)) for g in (scene.geoms[0], scene.geoms[n - 1]))
+        hit = self._luts.get(n)
+        if hit is not None and hit[0] == ends:
+            return hit[1]
+        # background, one slot per scene geom, and a last -1 for colours past the geoms
+        lut = np.full(n + 2, -1, dtype=np.int32)
         geom_body = self.model.geom_bodyid
-        for g in scene.geoms[: scene.ngeom]:
+        for g in scene.geoms[:n]:
             # integer compare: ``objtype == mjtObj.mjOBJ_GEOM`` on the pybind enum is slow
             if g.segid >= 0 and g.objtype == _GEOM and g.objid >= 0:
                 lut[g.segid + 1] = geom_body[g.objid]
+        self._luts[n] = (ends, lut)
         return lut
 
     def close(self) -> None:
