@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -102,4 +103,17 @@ def load_agent(spec: str, **kwargs: Any) -> Any:
     factory = resolve_agent(spec)
     if not callable(factory):
         raise ValueError(f"agent {spec!r} is not a class or factory")
+    return factory(**kwargs)
+
+
+def construct_seeded(factory: Any, kwargs: dict[str, Any], seed: int) -> Any:
+    """Call ``factory(**kwargs)``, adding the run seed when it takes a ``seed`` the caller did
+    not set, so seeded agents (random, blind) follow ``--seed``."""
+    kwargs = dict(kwargs)
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "seed" in params and "seed" not in kwargs:
+        kwargs["seed"] = seed
     return factory(**kwargs)

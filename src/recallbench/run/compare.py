@@ -21,7 +21,6 @@ already run is not run again.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import time
@@ -206,21 +205,11 @@ def findingdory_target(agent: str) -> Any | None:
     return factory
 
 
-def _construct(factory: Any, kwargs: dict[str, Any], seed: int) -> Any:
-    kwargs = dict(kwargs)
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        params = {}
-    if "seed" in params and "seed" not in kwargs:
-        kwargs["seed"] = seed
-    return factory(**kwargs)
-
-
 def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: CompareOptions,
                           console: Console) -> AgentResult:
     from rich.progress import track
 
+    from recallbench.agents.registry import construct_seeded
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.report.runs import score_run
     from recallbench.run.findingdory import RECORDS, run_cases, start_run
@@ -233,7 +222,7 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
         return AgentResult(agent, None, "skipped", "acting-only: no frame-selection meaning")
     kwargs = opts.agent_args.get(agent, {})
     try:
-        instance = _construct(factory, kwargs, opts.seed)
+        instance = construct_seeded(factory, kwargs, opts.seed)
     except Exception as exc:  # e.g. a model agent without a model, a missing extra
         return AgentResult(agent, None, "skipped", f"could not construct: {exc}")
     suite = load_suite(suite_path)

@@ -6,7 +6,6 @@ Heavy imports (PyAV, numpy-based scoring) happen inside the handlers so `--help`
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -27,29 +26,16 @@ def _agent_kwargs(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def _make_agent(spec: str, seed: int, extra: dict[str, Any]) -> Any:
-    from recallbench.agents.registry import resolve_agent
-
-    factory = resolve_agent(spec)
-    kwargs = dict(extra)
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        params = {}
-    if "seed" in params and "seed" not in kwargs:
-        kwargs["seed"] = seed
-    return factory(**kwargs)
-
-
 def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -> dict[str, Any]:
     from rich.progress import track
 
+    from recallbench.agents.registry import construct_seeded, resolve_agent
     from recallbench.report.runs import score_run
     from recallbench.run.findingdory import run_cases, start_run
 
     extra = _agent_kwargs(args.agent_arg)
     ll_policy = _ll_policy(args, suite) if args.ll else None
-    agent = _make_agent(args.agent, args.seed, extra)
+    agent = construct_seeded(resolve_agent(args.agent), extra, args.seed)
     if getattr(agent, "needs_training_suite", False):
         agent.fit(suite.cases)
     cases = min(len(suite.cases), args.limit) if args.limit else len(suite.cases)
