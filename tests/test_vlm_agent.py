@@ -347,3 +347,23 @@ def test_goal_prefix_and_retry_after_forms() -> None:
     assert parse_retry_after("7") == 7.0
     assert parse_retry_after(format_datetime(now + timedelta(seconds=30)), now) == 30.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+def test_a_cli_run_records_model_and_prompt_hash_in_its_manifest(tmp_path: Path) -> None:
+    """`recallbench findingdory --agent vlm` against the server: the run manifest names the model
+    and the prompt file's hash, which move the numbers."""
+    from recallbench.cli import main
+    from test_findingdory_cli import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    run = tmp_path / "run"
+    with ChatServer([], default=Reply(answer("[3]"))) as server:
+        argv = ["findingdory", "--data", str(suite), "--agent", "vlm", "--frames", "8",
+                "--limit", "2", "--out", str(run), "--agent-arg", "model=test-vlm",
+                "--agent-arg", f"base_url={server.base_url}"]
+        assert main(argv) == 0
+        assert len(server.requests) == 2
+    recorded = json.loads((run / "manifest.json").read_text())["agent_manifest"]
+    prompt = Path(recorded["prompt"]["path"])
+    assert recorded["model"] == "test-vlm" and recorded["base_url"] == server.base_url
+    assert recorded["prompt"]["sha256"] == hashlib.sha256(prompt.read_bytes()).hexdigest()

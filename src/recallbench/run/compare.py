@@ -212,7 +212,7 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
     from recallbench.agents.registry import construct_seeded
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import RECORDS, run_cases, start_run
+    from recallbench.run.findingdory import RECORDS, agent_manifest, run_cases, start_run
 
     try:
         factory = findingdory_target(agent)
@@ -231,7 +231,7 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
               data_sha256=suite.sha256, videos=None, agent=agent, agent_kwargs=kwargs,
               agent_privileged=bool(getattr(instance, "privileged", False)),
               frames=opts.frames, seed=opts.seed, scoring="published", limit=opts.limit,
-              cases=n_cases)
+              cases=n_cases, agent_manifest=agent_manifest(instance))
     resume = (out_dir / RECORDS).exists()
     console.print(f"[bold]findingdory[/bold] {agent}" + (" resuming" if resume else ""))
     if getattr(instance, "needs_training_suite", False):

@@ -96,6 +96,12 @@ def run_cases(
     return log_path
 
 
+def agent_manifest(agent: Any) -> dict[str, Any] | None:
+    """What the agent says moves its answers (model id, prompt hash, settings), or None."""
+    describe = getattr(agent, "manifest", None)
+    return describe() if callable(describe) else None
+
+
 def start_run(run_dir: Path, **settings: Any) -> dict[str, Any]:
     """Write the manifest (or check it matches on resume)."""
     manifest_path = run_dir / "manifest.json"

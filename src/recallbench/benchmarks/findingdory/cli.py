@@ -31,7 +31,7 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
 
     from recallbench.agents.registry import construct_seeded, resolve_agent
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import run_cases, start_run
+    from recallbench.run.findingdory import agent_manifest, run_cases, start_run
 
     extra = _agent_kwargs(args.agent_arg)
     ll_policy = _ll_policy(args, suite) if args.ll else None
@@ -48,6 +48,7 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
         agent=args.agent,
         agent_kwargs=extra,
         agent_privileged=bool(getattr(agent, "privileged", False)),
+        agent_manifest=agent_manifest(agent),
         frames=budget,
         seed=args.seed,
         scoring=args.scoring,
