@@ -103,6 +103,9 @@ def test_hierarchical_text_memory_opens_the_right_fixtures(scenario):
     outcomes = rollouts(scenario, agent)
     assert rate(outcomes) == 1.0
     assert agent.last_choice is not None and agent.last_choice.fixture == "fridge"
+    # the choice reaches the run log through the outcome
+    assert [o.policy_info["fixture"] for o in outcomes.values()][-1] == "fridge"
+    assert all(o.policy_info["memory"] == "subtasks" for o in outcomes.values())
 
 
 def test_a_memory_that_knows_nothing_idles_and_fails(scenario):

@@ -389,6 +389,15 @@ class HierarchicalAgent(BasePolicy):
         action = self._driver.step()
         return idle_action() if action is None else action
 
+    def rollout_info(self) -> dict[str, Any]:
+        """The memory module's decision, for the run log (the SceneMem runner asks after each
+        rollout)."""
+        choice = self.last_choice
+        if choice is None:
+            return {"memory": self.memory_name, "fixture": None}
+        return {"memory": self.memory_name, "fixture": choice.fixture, "joint": choice.joint,
+                **choice.info}
+
 
 class HierarchicalPrivileged(HierarchicalAgent):
     """The ceiling: the right fixture and door, the scripted controller. The generator verifies

@@ -7,6 +7,7 @@ rollout, as a failure with the reason recorded.
 
 from __future__ import annotations
 
+import json
 import traceback
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -40,6 +41,9 @@ class Outcome:
     failed: str | None
     error: str | None = None
     restore_distance: float | None = None
+    # What the policy reports about its own decision (``policy.rollout_info()``, optional), e.g.
+    # the fixture a memory module chose; kept in the run log beside the outcome.
+    policy_info: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -114,12 +118,30 @@ def run_rollout(
         failed = None
     else:
         failed = "restore" if restore else failed_condition(m.approached, m.door_open)
+    info, info_error = _policy_info(policy)
     return Outcome(
         memory=bool(success),
         steps=steps,
         min_distance=min_dist,
         max_abs_qpos=max_q,
         failed=failed,
-        error=error,
+        error=error or info_error,
         restore_distance=min_rd,
+        policy_info=info,
     )
+
+
+def _policy_info(policy: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The policy's optional ``rollout_info()``, if it is a JSON-safe dict; a broken report is
+    recorded as an error, never raised, and never turns a success into a failure."""
+    report = getattr(policy, "rollout_info", None)
+    if not callable(report):
+        return None, None
+    try:
+        info = report()
+        json.dumps(info, allow_nan=False)
+    except Exception as exc:
+        return None, _describe("policy.rollout_info", exc)
+    if not isinstance(info, dict):
+        return None, f"policy.rollout_info returned {type(info).__name__}, expected dict"
+    return info, None
