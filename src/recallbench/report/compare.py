@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+
+from recallbench.report.tables import fmt, interval_table
 
 LABELS = {
     "memory_success": "memory success",
@@ -22,13 +23,6 @@ LABELS = {
 TITLES = {"scenemem": "SceneMem", "findingdory": "FindingDory"}
 # Shown under a table or chart whose metrics are averaged over different instance sets.
 SUBSET_NOTE = "HL-SPL is averaged over single-goal instances only (the published definition)"
-
-
-def fmt(summary: Mapping[str, Any]) -> str:
-    """``73.0 [64.0, 82.0]``: percent with one decimal (short enough for an 80-column table)."""
-    if summary.get("value") is None:
-        return "n/a"
-    return "{:.1f} [{:.1f}, {:.1f}]".format(*(100 * summary[k] for k in ("value", "lo", "hi")))
 
 
 def label(metric: str) -> str:
@@ -59,36 +53,19 @@ def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
         if extra.get("failures"):
             note += ", ".join(f"{k}={v}" for k, v in sorted(extra["failures"].items()))
         rows.append([a["agent"], str(a["n"]),
-                     *(fmt(a["metrics"].get(m) or {"value": None}) for m in metrics),
+                     *(fmt(a["metrics"].get(m) or {"value": None}, digits=1) for m in metrics),
                      note.strip("; ")])
     return header, rows
-
-
-def _stacked(row: list[str], metric_cols: range) -> list[str]:
-    """The row without its note, each interval under its value: "93.3\\n[87.8, 97.8]"."""
-    return [c.replace(" [", "\n[", 1) if i in metric_cols else c for i, c in enumerate(row)][:-1]
 
 
 def print_comparison(comparison: Mapping[str, Any], console: Console | None = None) -> None:
     console = console or Console()
     for bench, block in comparison["benchmarks"].items():
         header, rows = table_rows(block)
-        metric_cols = range(2, len(header) - 1)
-        # One line per agent when it fits. Else intervals go under their values and the notes
-        # (kept in comparison.json and report.html) are left out, so a narrow terminal never
-        # breaks "93.3 [87.8, 97.8]" mid-number.
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
-        if sum(widths) + 3 * len(header) + 12 > console.width:
-            header, rows = _stacked(header, metric_cols), [_stacked(r, metric_cols) for r in rows]
         caption = SUBSET_NOTE if "hl_spl" in shown_metrics(block) else None
-        table = Table(title=f"{TITLES.get(bench, bench)}: {block['suite']}", title_justify="left",
-                      caption=caption, caption_justify="left")
-        for i, h in enumerate(header):
-            table.add_column(h, justify="left" if i == 0 or h == "note" else "right",
-                             no_wrap=h != "note")
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
+        title = f"{TITLES.get(bench, bench)}: {block['suite']}"
+        console.print(interval_table(title, header, rows, width=console.width, note_col=True,
+                                     caption=caption))
 
 
 def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | None:

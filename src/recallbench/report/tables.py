@@ -9,12 +9,47 @@ from rich.console import Console
 from rich.table import Table
 
 
-def fmt(summary: Mapping[str, Any], *, percent: bool = True) -> str:
+def fmt(summary: Mapping[str, Any], *, percent: bool = True, digits: int = 2) -> str:
+    """``95.22 [94.67, 95.75]``: value and 95% interval (percent by default), or ``n/a``."""
     if summary.get("value") is None:
         return "n/a"
     scale = 100.0 if percent else 1.0
-    v, lo, hi = (summary["value"] * scale, summary["lo"] * scale, summary["hi"] * scale)
-    return f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+    v, lo, hi = (summary[k] * scale for k in ("value", "lo", "hi"))
+    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def interval_table(
+    title: str,
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    width: int,
+    note_col: bool = False,
+    caption: str | None = None,
+) -> Table:
+    """A table whose columns after the first two hold ``fmt`` cells (and, with ``note_col``, a
+    free-text last column). One line per row when it fits ``width``; else each interval goes
+    under its value and any note column is left out, so a narrow terminal never breaks
+    "93.3 [87.8, 97.8]" mid-number."""
+    end = len(header) - 1 if note_col else len(header)
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(end)]
+    if sum(widths) + 3 * len(header) + (12 if note_col else 1) > width:
+
+        def stacked(row: Sequence[str]) -> list[str]:
+            return [c.replace(" [", "\n[", 1) if i >= 2 else c for i, c in enumerate(row[:end])]
+
+        header, rows, note_col = stacked(header), [stacked(r) for r in rows], False
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    for i, h in enumerate(header):
+        if i == 0 or (note_col and i == len(header) - 1):  # names and notes wrap if they must
+            table.add_column(h, justify="left")
+        else:  # numbers never wrap or shrink
+            cells = [str(r[i]) for r in [header, *rows]]
+            longest = max(len(line) for c in cells for line in c.split("\n"))
+            table.add_column(h, justify="right", no_wrap=True, min_width=longest)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def summary_table(
@@ -23,15 +58,12 @@ def summary_table(
     metrics: Sequence[str],
     *,
     label: str = "slice",
+    width: int = 200,
 ) -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column(label)
-    table.add_column("n", justify="right")
-    for m in metrics:
-        table.add_column(f"{m} % [95% CI]", justify="right")
-    for name, block in blocks.items():
-        table.add_row(name, str(block["n"]), *(fmt(block[m]) for m in metrics))
-    return table
+    header = [label, "n", *(f"{m} % [95% CI]" for m in metrics)]
+    rows = [[name, str(block["n"]), *(fmt(block[m]) for m in metrics)]
+            for name, block in blocks.items()]
+    return interval_table(title, header, rows, width=width)
 
 
 def print_summary(
@@ -43,9 +75,10 @@ def print_summary(
 ) -> None:
     console = console or Console()
     shown = [m for m in metrics if summary["overall"][m].get("value") is not None]
-    console.print(summary_table("Overall", {"all": summary["overall"]}, shown))
+    w = console.width
+    console.print(summary_table("Overall", {"all": summary["overall"]}, shown, width=w))
     for key in slices:
-        console.print(summary_table(f"By {key}", summary[f"by_{key}"], shown, label=key))
+        console.print(summary_table(f"By {key}", summary[f"by_{key}"], shown, label=key, width=w))
     for m in metrics:
         reason = summary["overall"][m].get("na_reason")
         if reason:
