@@ -367,3 +367,14 @@ def test_a_cli_run_records_model_and_prompt_hash_in_its_manifest(tmp_path: Path)
     prompt = Path(recorded["prompt"]["path"])
     assert recorded["model"] == "test-vlm" and recorded["base_url"] == server.base_url
     assert recorded["prompt"]["sha256"] == hashlib.sha256(prompt.read_bytes()).hexdigest()
+
+
+def test_settings_coerce_command_line_strings_and_refuse_a_missing_model() -> None:
+    from recallbench.agents.openai_client import ChatSettings
+
+    s = ChatSettings(model="m", temperature="0.5", max_tokens="7", concurrency="2", api_key_env="")
+    assert (s.temperature, s.max_tokens, s.concurrency, s.api_key_env) == (0.5, 7, 2, None)
+    with pytest.raises(ValueError, match="model"):
+        ChatSettings(model="")
+    with pytest.raises(ValueError, match="concurrency"):
+        ChatSettings(model="m", concurrency="0")

@@ -39,6 +39,13 @@ log = logging.getLogger(__name__)
 CACHE_VERSION = 1
 
 
+_COERCE = (
+    ("model", str), ("base_url", str), ("temperature", float), ("max_tokens", int),
+    ("timeout", float), ("max_retries", int), ("concurrency", int), ("backoff_base", float),
+    ("backoff_max", float), ("max_retry_after", float),
+)
+
+
 @dataclass(frozen=True)
 class ChatSettings:
     """Where to send requests and how. ``api_key_env`` names the environment variable holding
@@ -63,6 +70,10 @@ class ChatSettings:
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("model must be a non-empty model id")
+        # Values may arrive as strings from a command line (--agent-arg); coerce once, here.
+        for name, kind in _COERCE:
+            object.__setattr__(self, name, kind(getattr(self, name)))
+        object.__setattr__(self, "api_key_env", self.api_key_env or None)
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
         if self.max_retries < 0:

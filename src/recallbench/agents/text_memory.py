@@ -281,15 +281,9 @@ class TextMemoryAgent:
 
         def client(model_id: str) -> ChatClient:
             settings = ChatSettings(
-                model=model_id,
-                base_url=str(base_url),
-                api_key_env=api_key_env or None,
-                temperature=float(temperature),
-                max_tokens=int(max_tokens),
-                timeout=float(timeout),
-                max_retries=int(max_retries),
-                concurrency=int(concurrency),
-                backoff_base=float(backoff_base),
+                model=model_id, base_url=base_url, api_key_env=api_key_env,
+                temperature=temperature, max_tokens=max_tokens, timeout=timeout,
+                max_retries=max_retries, concurrency=concurrency, backoff_base=backoff_base,
             )
             return ChatClient(settings, cache_dir=cache_dir)
 

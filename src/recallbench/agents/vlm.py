@@ -120,18 +120,10 @@ class VLMAgent:
         name: str = "vlm",
     ) -> None:
         self.name = name
-        # Values may arrive as strings from a command line; coerce once, here.
-        self.settings = ChatSettings(
-            model=str(model),
-            base_url=str(base_url),
-            api_key_env=api_key_env or None,
-            temperature=float(temperature),
-            max_tokens=int(max_tokens),
-            timeout=float(timeout),
-            max_retries=int(max_retries),
-            concurrency=int(concurrency),
-            backoff_base=float(backoff_base),
-            backoff_max=float(backoff_max),
+        self.settings = ChatSettings(  # coerces command-line strings itself
+            model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+            max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+            concurrency=concurrency, backoff_base=backoff_base, backoff_max=backoff_max,
             extra_body=_as_dict(extra_body),
         )
         self.client = ChatClient(self.settings, cache_dir=cache_dir)
