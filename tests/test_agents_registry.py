@@ -93,7 +93,7 @@ def test_entry_point_agent_runs_by_name(installed_plugin: Path, tmp_path: Path) 
     run = tmp_path / "run"
     args = ["findingdory", "--data", str(VAL), "--agent", "last-frame", "--out", str(run)]
     assert main([*args, "--limit", "30", "--agent-arg", "offset=1"]) == 0
-    records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (run / "runlog.jsonl").read_text().splitlines()]
     assert len(records) == 30 and all(r["frame_indices"][0] == 94 for r in records)
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["agent"] == "last-frame" and manifest["agent_kwargs"] == {"offset": 1}

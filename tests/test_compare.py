@@ -112,7 +112,7 @@ def test_outputs_png_and_html(compared):
 
 def test_rerun_resumes_without_running_agents_again(compared):
     out, first, args, _ = compared
-    logs = [*out.glob("scenemem/*/run/runlog.jsonl"), *out.glob("findingdory/*/records.jsonl")]
+    logs = [*out.glob("scenemem/*/run/runlog.jsonl"), *out.glob("findingdory/*/runlog.jsonl")]
     before = {p: p.read_text() for p in logs}
     # text-memory's server is gone: a rerun must not need it (its records are complete)
     assert main(args) == 0

@@ -160,7 +160,7 @@ def test_oracle_on_generated_suite_all_hl_metrics(suite_dir: Path, tmp_path: Pat
     assert s["ll_sr"]["value"] is None and "rollout" in s["ll_sr"]["na_reason"]
     for m in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl"):
         assert s[m]["lo"] <= s[m]["value"] <= s[m]["hi"]
-    records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    records = [json.loads(x) for x in (out / "runlog.jsonl").read_text().splitlines()]
     assert all(len(r["offered_frames"]) == 24 for r in records)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["frames"] == 24 and manifest["agent"] == "oracle"
@@ -174,7 +174,7 @@ def test_pixel_agent_reads_the_real_video(suite_dir: Path, tmp_path: Path) -> No
     spec = f"{agent_file}:GreenSeeker"
     assert run("--data", str(suite_dir), "--agent", spec, "--frames", "24", "--out", str(out)) == 0
     by_id = {}
-    for line in (out / "records.jsonl").read_text().splitlines():
+    for line in (out / "runlog.jsonl").read_text().splitlines():
         r = json.loads(line)
         by_id[r["key"]] = r
     s = summary_of(out)
@@ -196,7 +196,7 @@ def test_resume_gives_identical_records(suite_dir: Path, tmp_path: Path) -> None
     assert run(*base, "--out", str(part), "--resume") == 0
 
     def answers(d: Path) -> dict:
-        rows = [json.loads(x) for x in (d / "records.jsonl").read_text().splitlines()]
+        rows = [json.loads(x) for x in (d / "runlog.jsonl").read_text().splitlines()]
         return {r["key"]: r["frame_indices"] for r in rows}
 
     assert answers(part) == answers(full) and len(answers(full)) == 12
@@ -207,7 +207,7 @@ def test_recency_with_privileged_events(suite_dir: Path, tmp_path: Path) -> None
     out = tmp_path / "recency"
     args = ["--data", str(suite_dir), "--agent", "recency", "--frames", "24", "--out", str(out)]
     assert run(*args, "--agent-arg", "use_events=true") == 0
-    rows = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (out / "runlog.jsonl").read_text().splitlines()]
     first = next(r for r in rows if r["key"] == "ep_a-0")
     # last interaction = the place on the sofa, frames 150..169: the middle offered frame there
     assert 150 <= first["offered_frames"][first["frame_indices"][0]] <= 169
@@ -219,12 +219,12 @@ def test_score_run_rescoring_and_report(suite_dir: Path, tmp_path: Path, capsys)
         run("--data", str(suite_dir), "--agent", "oracle", "--frames", "24", "--out", str(out)) == 0
     )
     before = summary_of(out)
-    lines = (out / "records.jsonl").read_text().splitlines()
+    lines = (out / "runlog.jsonl").read_text().splitlines()
     # damage one answer in the log: re-scoring must see it without re-running the agent
     rec = json.loads(lines[0])
     rec["frame_indices"] = None
     rec["response"] = "I cannot tell"
-    (out / "records.jsonl").write_text("\n".join([json.dumps(rec), *lines[1:]]) + "\n")
+    (out / "runlog.jsonl").write_text("\n".join([json.dumps(rec), *lines[1:]]) + "\n")
     assert main(["score", str(out)]) == 0
     after = summary_of(out)
     assert after["overall"]["failures"].get("response_error") == 1
@@ -314,12 +314,12 @@ def test_all_six_metrics_from_recorded_ll_outcomes(suite_dir: Path, tmp_path: Pa
     assert (
         run("--data", str(suite_dir), "--agent", "oracle", "--frames", "24", "--out", str(out)) == 0
     )
-    rows = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (out / "runlog.jsonl").read_text().splitlines()]
     for n, r in enumerate(rows):
         ok = n % 2 == 0
         r["ll"] = {"success": ok, "path_length": 8.0, "steps": 60, "stopped": True,
                    "target_in_view": ok, "stop_distance": 0.0 if ok else 3.0}  # fmt: skip
-    (out / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (out / "runlog.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["score", str(out)]) == 0
     s = summary_of(out)["overall"]
     for m in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr", "ll_spl"):
@@ -365,7 +365,7 @@ def test_faulty_agent_fails_cases_not_the_run(suite_dir: Path, tmp_path: Path) -
     out = tmp_path / "faulty"
     spec = f"{agent_file}:Faulty"
     assert run("--data", str(suite_dir), "--agent", spec, "--frames", "24", "--out", str(out)) == 0
-    by_id = {r["key"]: r for r in map(json.loads, (out / "records.jsonl").read_text().splitlines())}
+    by_id = {r["key"]: r for r in map(json.loads, (out / "runlog.jsonl").read_text().splitlines())}
     assert len(by_id) == 12
     assert "model server down" in by_id["ep_a-0"]["agent_error"]
     assert by_id["ep_a-1"]["frame_indices"] is None and "nan" in by_id["ep_a-1"]["response"]

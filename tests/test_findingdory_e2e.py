@@ -57,7 +57,7 @@ def test_oracle_is_high_on_solvable_cases(oracle_run):
 
     suite_dir, run = oracle_run
     suite = load_suite(suite_dir)
-    records = completed(run / "records.jsonl")
+    records = completed(run / "runlog.jsonl")
     assert set(records) == {c.id for c in suite.cases}
     assert all("ll" in r for r in records.values())
     rows = score_records(suite, records)
@@ -118,22 +118,22 @@ def test_ll_phase_resumes_on_an_hl_only_run_with_identical_outcomes(oracle_run, 
     from recallbench.run.runlog import RunLog, completed
 
     suite, run = oracle_run
-    full = completed(run / "records.jsonl")
+    full = completed(run / "runlog.jsonl")
     part = tmp_path / "hl_only"
     part.mkdir()
     shutil.copy(run / "manifest.json", part / "manifest.json")
-    with RunLog(part / "records.jsonl") as log:
+    with RunLog(part / "runlog.jsonl") as log:
         for rec in full.values():
             log.append({k: v for k, v in rec.items() if k != "ll"})
     argv = ["findingdory", "--data", str(suite), "--agent", "oracle", "--ll", "--resume",
             "--out", str(part)]  # fmt: skip
     assert main(argv) == 0
-    again = completed(part / "records.jsonl")
+    again = completed(part / "runlog.jsonl")
     assert {k: r["ll"] for k, r in again.items()} == {k: r["ll"] for k, r in full.items()}
     # a second resume finds nothing left to do: no record is appended
-    lines = (part / "records.jsonl").read_text().count("\n")
+    lines = (part / "runlog.jsonl").read_text().count("\n")
     assert main(argv) == 0
-    assert (part / "records.jsonl").read_text().count("\n") == lines
+    assert (part / "runlog.jsonl").read_text().count("\n") == lines
 
 
 def test_ll_on_a_suite_without_worlds_is_refused_before_the_agent_runs(oracle_run, tmp_path):
@@ -144,4 +144,4 @@ def test_ll_on_a_suite_without_worlds_is_refused_before_the_agent_runs(oracle_ru
     argv = ["findingdory", "--data", str(suite / "qa_96.json"), "--agent", "oracle", "--ll",
             "--out", str(out)]  # fmt: skip
     assert main(argv) == 2
-    assert not (out / "records.jsonl").exists()
+    assert not (out / "runlog.jsonl").exists()

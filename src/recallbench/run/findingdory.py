@@ -1,6 +1,6 @@
 """The FindingDory runner: ask an agent about every case, then (``--ll``) act its choices out.
 
-Layout of a run directory: ``manifest.json`` (settings that move the numbers), ``records.jsonl``
+Layout of a run directory: ``manifest.json`` (settings that move the numbers), ``runlog.jsonl``
 (one run-log record per case: what the agent answered, never a score; the LL phase appends the
 same record plus ``ll``, and later records win) and ``summary.json`` (written by
 ``recallbench.report.runs.score_run``). A frame-budget sweep writes one such directory per K
@@ -31,7 +31,7 @@ from recallbench.errors import InputError
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 
-RECORDS = "records.jsonl"
+RECORDS = "runlog.jsonl"
 
 
 def _answer_record(answer: Any) -> dict[str, Any]:
