@@ -14,7 +14,8 @@ from typing import Any
 
 
 class RunLog:
-    """Durable JSONL log. Each record must carry a unique ``key`` (the case id)."""
+    """Durable JSONL log. Each record carries a ``key`` (the case id); a later record for the
+    same key supersedes earlier ones (FindingDory's LL phase adds its outcome this way)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
