@@ -262,6 +262,7 @@ def test_subsample_answer_maps_frames_to_positions():
         {"width": 121},
         {"distractors": -1},
         {"video_preset": "warp"},
+        {"video_x264_params": "bframes"},
     ],
 )
 def test_bad_knobs_are_rejected(kwargs):

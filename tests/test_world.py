@@ -225,6 +225,54 @@ def test_segmentation_equals_the_renderers_own_segmentation_mode(kitchen):
     assert rgb.std() > 10 and len(np.unique(rgb.reshape(-1, 3), axis=0)) > 50
 
 
+def test_body_pixel_counts_match_the_segmentation_image(kitchen):
+    """The counts coverage uses, taken from the id image directly, equal a bincount of the
+    per-pixel body image; a render-only teleport shows the same picture as a full one."""
+    env = kitchen
+    env.reset()
+    env.teleport(env.fixture("oven")["approach_pose"])
+    seg = env.render_camera("robot0_head", 120, 160, mode="segmentation")
+    counts = env.renders.body_pixel_counts(env.data, "robot0_head", 120, 160)
+    assert counts.shape == (env.model.nbody + 1,)
+    np.testing.assert_array_equal(counts, np.bincount(seg.ravel() + 1, minlength=len(counts)))
+    assert (counts[1:] > 0).sum() > 3
+    pose = np.asarray(env.fixture("fridge")["approach_pose"], dtype=float)
+    env.teleport(pose, for_render=True)
+    light = env.render_camera("robot0_head", 120, 160)
+    env.teleport(pose)
+    np.testing.assert_array_equal(light, env.render_camera("robot0_head", 120, 160))
+
+
+def test_frustum_culling_changes_no_pixel():
+    """Renders leave out the geoms a camera cannot see: at poses all over a house, every
+    camera's RGB, depth and segmentation equal the unculled renders exactly, while most of
+    the house's geoms were culled (so the comparison covers real culling)."""
+    from recallbench.world.frustum import hidden_geoms
+    from recallbench.world.render import Renders
+
+    env = HomeEnv(seed=3, kind="home", n_objects=12)
+    m, d = env.model, env.data
+    culled, full = Renders(m), Renders(m, cull=False)
+    rng = np.random.default_rng(0)
+    cells = np.argwhere(env.nav_grid.navigable)
+    fractions = []
+    for ij in cells[rng.choice(len(cells), 12, replace=False)]:
+        x, y = env.nav_grid.to_world(ij)
+        env.teleport([x, y, rng.uniform(-np.pi, np.pi)], for_render=True)
+        for cam, (w, h) in (("robot0_head", (60, 80)), ("robot0_agentview_left", (64, 64)),
+                            ("robot0_eye_in_hand", (64, 64))):
+            np.testing.assert_array_equal(culled.rgb(d, cam, w, h), full.rgb(d, cam, w, h))
+            np.testing.assert_array_equal(
+                culled.segmentation(d, cam, w, h), full.segmentation(d, cam, w, h)
+            )
+            np.testing.assert_array_equal(culled.depth(d, cam, w, h), full.depth(d, cam, w, h))
+        fractions.append(hidden_geoms(m, d, m.camera("robot0_head").id, 60, 80).mean())
+    assert np.median(fractions) > 0.5
+    culled.close()
+    full.close()
+    env.close()
+
+
 def test_segmentation_coverage_counts_the_fixture_in_view(kitchen):
     from recallbench.world.render import coverage, subtree_bodies
 

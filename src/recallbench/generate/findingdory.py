@@ -120,12 +120,11 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
         env = HomeEnv(seed=world_seed, style=style, kind="home", n_objects=_n_objects(knobs))
         try:
             size = (knobs.width, knobs.height)
-            preset = knobs.video_preset
+            video = {"preset": knobs.video_preset, "x264_params": knobs.video_x264_params}
+            sub_path = work / f"video_{knobs.subsample}.mp4"
             with (
-                VideoWriter(work / "video.mp4", knobs.fps, *size, preset=preset) as full,
-                VideoWriter(
-                    work / f"video_{knobs.subsample}.mp4", knobs.fps, *size, preset=preset
-                ) as sub,
+                VideoWriter(work / "video.mp4", knobs.fps, *size, **video) as full,
+                VideoWriter(sub_path, knobs.fps, *size, **video) as sub,
             ):
                 day = run_day(env, knobs, day_rng, _Sink(full, sub, offered_set))
         except DayFailed as exc:

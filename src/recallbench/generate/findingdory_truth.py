@@ -177,7 +177,7 @@ def _coverage(
 ) -> np.ndarray:
     """(F, E) segmentation coverage, one render per distinct pose (idle frames repeat)."""
     nbody = env.model.nbody
-    member = np.zeros((nbody + 1, len(bodies)), dtype=np.float64)  # row 0: background (-1)
+    member = np.zeros((nbody + 1, len(bodies)))  # row 0: background
     for e, ids in enumerate(bodies):
         member[np.asarray(ids, dtype=int) + 1, e] = 1.0
     out = np.zeros((len(poses), len(bodies)))
@@ -189,10 +189,9 @@ def _coverage(
         key = pose.astype(np.float32).tobytes()
         row = cache.get(key)
         if row is None:
-            env.teleport(pose)
-            seg = env.renders.segmentation(env.data, "robot0_head", width, height)
-            counts = np.bincount(seg.ravel() + 1, minlength=nbody + 1).astype(np.float64)
-            row = counts @ member / seg.size
+            env.teleport(pose, for_render=True)
+            counts = env.renders.body_pixel_counts(env.data, "robot0_head", width, height)
+            row = counts @ member / (width * height)
             cache[key] = row
         out[f] = row
     return out

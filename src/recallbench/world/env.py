@@ -257,9 +257,11 @@ class HomeEnv(gym.Env):
         """(x, y, yaw) of the base in the world."""
         return self.data.qpos[self._base_q].copy()
 
-    def teleport(self, pose: Sequence[float]) -> None:
+    def teleport(self, pose: Sequence[float], *, for_render: bool = False) -> None:
         """Put the base at (x, y, yaw) kinematically; a held object moves with the gripper,
-        a held door handle is let go."""
+        a held door handle is let go. ``for_render``: refresh only what a render reads (body
+        and camera poses), ~15x cheaper than the full ``mj_forward``, for re-posing the robot
+        to look from many places without acting there."""
         pose = np.asarray(pose, dtype=float).reshape(3)
         held = self.held_body()
         if held is not None and held not in self._free_joint_of:
@@ -272,7 +274,12 @@ class HomeEnv(gym.Env):
         mujoco.mj_kinematics(self.model, d)
         if held is not None:
             self._carry(held)
-        mujoco.mj_forward(self.model, d)
+        if for_render:
+            if held is not None:
+                mujoco.mj_kinematics(self.model, d)
+            mujoco.mj_camlight(self.model, d)
+        else:
+            mujoco.mj_forward(self.model, d)
 
     def _carry(self, body: int) -> None:
         """Place a welded object at the gripper pose times its weld relpose."""

@@ -137,6 +137,7 @@ class NavGrid:
         self._nearest: np.ndarray | None = None
         self._corner_kind: np.ndarray | None = None
         self._clear: np.ndarray | None = None
+        self._target_keys: dict[bytes, tuple[int, ...]] = {}
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -233,12 +234,29 @@ class NavGrid:
         ij = self.to_cell(xy)
         return self.in_bounds(ij) and bool(self.navigable[ij])
 
+    def _clearance(self) -> np.ndarray:
+        """Per cell, the chessboard distance (cells) to the nearest blocked cell or the grid's
+        edge: every cell nearer than that is navigable (0 on blocked cells)."""
+        if self._clear is None:
+            padded = np.zeros((self.shape[0] + 2, self.shape[1] + 2), dtype=bool)
+            padded[1:-1, 1:-1] = self.navigable
+            dist = ndimage.distance_transform_cdt(padded, metric="chessboard")[1:-1, 1:-1]
+            self._clear = dist
+        return self._clear
+
     def segment_free(self, p0: XY, p1: XY) -> bool:
         """True when every cell the segment p0-p1 touches is navigable."""
         h, w = self.shape
-        # Cheap early rejection: points sampled on the segment lie in cells it touches.
         a = (np.asarray(p0, dtype=float)[:2] - self.origin) / self.resolution
         b = (np.asarray(p1, dtype=float)[:2] - self.origin) / self.resolution
+        # Fast acceptance in open space: the cells a segment touches lie within one cell of
+        # the box of its end cells, so they are all free when p0's clearance exceeds that.
+        i0, j0 = math.floor(a[1]), math.floor(a[0])
+        if 0 <= i0 < h and 0 <= j0 < w:
+            reach = max(abs(math.floor(b[1]) - i0), abs(math.floor(b[0]) - j0)) + 1
+            if reach < self._clearance()[i0, j0]:
+                return True
+        # Cheap early rejection: points sampled on the segment lie in cells it touches.
         n = int(2 * float(np.hypot(*(b - a)))) + 2
         if n > 4:
             s = a + np.linspace(0.0, 1.0, n)[:, None] * (b - a)
@@ -356,7 +374,16 @@ class NavGrid:
         if self._graph is None:
             self._build_graph()
         assert self._graph is not None and self._cell_of is not None
-        key = self._target_nodes(targets)
+        # the same targets come again and again (a follower asks every step): remember their
+        # snapped cells instead of snapping them anew
+        pts = np.asarray(targets, dtype=float)
+        raw = pts.tobytes() + bytes(str(pts.shape), "ascii")
+        key = self._target_keys.get(raw)
+        if key is None:
+            key = self._target_nodes(pts)
+            if len(self._target_keys) >= 4 * self.cache_size:
+                self._target_keys.clear()
+            self._target_keys[raw] = key
         hit = self._fields.get(key)
         if hit is not None:
             self._fields.move_to_end(key)
@@ -386,17 +413,21 @@ class NavGrid:
         i0, j0 = self.to_cell(a)
         k = _SNAP_RADIUS_CELLS
         h, w = self.shape
-        best: tuple[float, tuple[int, int] | None] = (math.inf, None)
-        cands = []
-        for i in range(max(i0 - k, 0), min(i0 + k + 1, h)):
-            for j in range(max(j0 - k, 0), min(j0 + k + 1, w)):
-                if math.isfinite(field[i, j]):
-                    c = self.to_world((i, j))
-                    cands.append((float(np.hypot(*(c - a))) + float(field[i, j]), (i, j), c))
-        for total, ij, c in sorted(cands, key=lambda t: t[0]):
-            if self.segment_free(a, c):
-                return total, ij
-        return best
+        r0, r1 = max(i0 - k, 0), min(i0 + k + 1, h)
+        c0, c1 = max(j0 - k, 0), min(j0 + k + 1, w)
+        if r0 >= r1 or c0 >= c1:
+            return math.inf, None
+        window = field[r0:r1, c0:c1]
+        ii, jj = np.nonzero(np.isfinite(window))
+        if len(ii) == 0:
+            return math.inf, None
+        cells = np.stack([ii + r0, jj + c0], axis=1)
+        centres = self.to_world(cells)
+        totals = np.hypot(*(centres - a[:2]).T) + window[ii, jj]
+        for n in np.argsort(totals, kind="stable"):
+            if self.segment_free(a, centres[n]):
+                return float(totals[n]), (int(cells[n, 0]), int(cells[n, 1]))
+        return math.inf, None
 
     def lookup(self, field: np.ndarray, xy: XY) -> float:
         """Value of a distance field at an arbitrary point (snapped): the best entry cell nearby
@@ -499,10 +530,9 @@ class NavGrid:
         """Convex corners of the blocked region within ``k`` cells of ``v``, nudged into the
         free cell diagonally opposite the blocked one (a taut path bends only at those)."""
         i0, j0 = self.to_cell(v)
-        if self._clear is None:  # cells to the nearest blocked cell, to skip open space fast
-            self._clear = ndimage.distance_transform_cdt(self.navigable, metric="chessboard")
         h, w = self.shape
-        if 0 <= i0 < h and 0 <= j0 < w and self._clear[i0, j0] > k + 1:
+        # far from every blocked cell: no corner near (open space is skipped fast)
+        if 0 <= i0 < h and 0 <= j0 < w and self._clearance()[i0, j0] > k + 1:
             return np.zeros((0, 2))
         table = self._corner_table()
         r0, r1 = max(i0 - k + 1, 0), min(i0 + k + 1, h + 1)

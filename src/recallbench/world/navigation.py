@@ -146,7 +146,15 @@ class GreedyGeodesicFollower:
         if self._last is not None and self._last[0] == key:
             dist, planned = self._last[1], self._last[2]
         else:
-            dist, planned = self.grid.distance_to(goal, xy), None
+            # The geodesic is only compared with goal_radius, and it is never shorter than
+            # the straight line: farther than that, the plan alone decides (it finds no
+            # waypoint exactly when the goal is unreachable), without a distance field.
+            try:
+                straight = float(np.hypot(*(goal - self.grid.snap(xy))))  # as distance_to
+            except ValueError:
+                straight = math.inf
+            far = math.isfinite(straight) and straight > self.goal_radius
+            dist, planned = (straight if far else self.grid.distance_to(goal, xy)), None
             self._last = (key, dist, None)
         if not math.isfinite(dist):
             self.status = "unreachable"
@@ -166,7 +174,7 @@ class GreedyGeodesicFollower:
             planned = self._next_waypoint(xy, goal)
             self._last = (key, dist, planned)
         wp = planned
-        if wp is None:  # unreachable on every planning space (cannot happen when dist < inf)
+        if wp is None:  # no plan on any planning space: the goal is unreachable
             self.status = "unreachable"
             return DiscreteAction.STOP
         self.waypoint = wp

@@ -1,0 +1,43 @@
+"""Which geoms a camera cannot see: view-frustum culling for the CPU renderer.
+
+On Mesa's CPU renderer a frame costs about as much per geom drawn as per pixel filled (a whole
+house of ~300 geoms takes ~2.5x the time of an empty frame at 240x320), while a head camera
+sees one room. Geoms whose bounding sphere lies wholly outside the camera's view frustum add
+no pixel to the image (without shadows and reflections, nothing off screen shows on screen),
+so leaving them out of the scene changes no pixel and saves their cost.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+MARGIN = 0.02  # m added to every bounding sphere (and 5% of it): round-off never culls an edge
+
+
+def hidden_geoms(
+    model: mujoco.MjModel, data: mujoco.MjData, camera: int, width: int, height: int
+) -> np.ndarray | None:
+    """(ngeom,) True for each geom wholly outside fixed camera ``camera``'s view frustum at an
+    image of ``width`` x ``height``; None when the camera's projection is not the plain
+    perspective this models (intrinsics from a sensor size, or orthographic)."""
+    if np.any(model.cam_sensorsize[camera]) or (
+        hasattr(model, "cam_orthographic") and model.cam_orthographic[camera]
+    ):
+        return None
+    tan_v = math.tan(math.radians(float(model.cam_fovy[camera])) / 2)
+    tan_h = tan_v * width / height
+    axes = data.cam_xmat[camera].reshape(3, 3)  # columns: right, up, backward
+    local = (data.geom_xpos - data.cam_xpos[camera]) @ axes
+    depth = -local[:, 2]  # along the view direction
+    r = model.geom_rbound * 1.05 + MARGIN
+    out = depth < -r  # wholly behind the camera
+    # beyond a side plane (left/right and top/bottom at once, by symmetry)
+    for k, tan in ((0, tan_h), (1, tan_v)):
+        out |= np.abs(local[:, k]) - depth * tan > r * math.sqrt(1.0 + tan * tan)
+    # planes (rbound 0) are unbounded; geoms with a material are left alone (their colour,
+    # and so the hiding below, may come from the material)
+    out &= (model.geom_rbound > 0) & (model.geom_matid < 0)
+    return out
