@@ -114,8 +114,8 @@ def render_costs(ep_dir: Path, width: int, height: int, n: int = 120) -> RenderC
 def _warm_imports() -> None:
     # generate_episode imports these lazily; a suite worker pays that once, not per episode
     import recallbench.benchmarks.findingdory.annotations  # noqa: F401
+    import recallbench.benchmarks.findingdory.ground_truth  # noqa: F401
     import recallbench.generate.findingdory_day  # noqa: F401
-    import recallbench.generate.findingdory_truth  # noqa: F401
     import recallbench.generate.templates_findingdory  # noqa: F401
     import recallbench.video.writer  # noqa: F401
     import recallbench.world.env  # noqa: F401

@@ -188,3 +188,15 @@ def test_suites_are_detected_from_their_files(suite):
     assert detect_suites(suite / "findingdory") == {"findingdory": suite / "findingdory"}
     qa = suite / "findingdory" / "qa.json"
     assert detect_suites(qa) == {"findingdory": qa}
+
+
+def test_an_agent_with_no_loadable_scenario_fails_instead_of_scoring_zero(tmp_path):
+    data = tmp_path / "suite"
+    (data / "combo_0901_L0_S0_0").mkdir(parents=True)
+    (data / "combo_0901_L0_S0_0" / "eval_spec.json").write_text("{not json")
+    out = tmp_path / "run"
+    main(["run", "--suite", str(data), "--agents", "oracle", "--out", str(out), "--workers", "1"])
+    block = json.loads((out / "comparison.json").read_text())["benchmarks"]["scenemem"]
+    (oracle,) = block["agents"]
+    assert oracle["status"] == "failed" and "no test ran" in oracle["note"]
+    assert oracle["n"] == 0 and not oracle["metrics"]

@@ -92,8 +92,8 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
 
     select_backend()
     from recallbench.benchmarks.findingdory.annotations import save_episode
+    from recallbench.benchmarks.findingdory.ground_truth import annotate_day
     from recallbench.generate.findingdory_day import DayFailed, run_day
-    from recallbench.generate.findingdory_truth import annotate_day
     from recallbench.generate.templates_findingdory import answer_frames, instructions
     from recallbench.io import write_json_atomic
     from recallbench.video.sampling import subsample_indices

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recallbench.benchmarks.findingdory.ground_truth import body_pos, receptacle_top
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.world.env import HomeEnv
 from recallbench.world.navigation import (
@@ -131,30 +132,9 @@ def time_of_day(frame: int, steps: int) -> str:
 
 
 # ---------------------------------------------------------------------------- geometry helpers
-def room_of(meta: dict, xy: np.ndarray) -> str | None:
-    """Name of the room whose bounds hold ``xy`` (None outside every room)."""
-    for r in meta["rooms"]:
-        x0, y0, x1, y1 = r["bounds"]
-        if x0 <= xy[0] <= x1 and y0 <= xy[1] <= y1:
-            return str(r["name"])
-    return None
-
-
-def _top(env: HomeEnv, rec: dict) -> tuple[np.ndarray, float, np.ndarray]:
-    """(centre xyz of the surface, yaw, half extents) of a receptacle's top."""
-    sid = env.model.site(rec["top_site"]).id
-    centre = env.data.site_xpos[sid].copy()
-    centre[2] -= 0.05  # the top site is a 0.05 m half-height box resting on the surface
-    return centre, float(rec["yaw"]), np.asarray(rec["top_half_extents"], dtype=float)
-
-
-def _body_pos(env: HomeEnv, name: str) -> np.ndarray:
-    return env.data.xpos[env.model.body(name).id].copy()
-
-
 def _on_top(env: HomeEnv, rec: dict, pos: np.ndarray, half_height: float) -> bool:
     """Is an object centred at ``pos`` resting on the receptacle's top surface?"""
-    centre, yaw, half = _top(env, rec)
+    centre, yaw, half = receptacle_top(env, rec)
     d = pos[:2] - centre[:2]
     c, s = math.cos(yaw), math.sin(yaw)
     lx, ly = c * d[0] + s * d[1], -s * d[0] + c * d[1]
@@ -205,7 +185,7 @@ def _place_spot(
     ``occupied`` holds (position, radius) of the other objects: the spot keeps clear of them
     by ``SPOT_CLEARANCE`` so that placing (and later picking) never knocks a neighbour over.
     """
-    centre, yaw, half = _top(env, rec)
+    centre, yaw, half = receptacle_top(env, rec)
     c, s = math.cos(yaw), math.sin(yaw)
     radius = _radius(obj["category"])
     inset = np.maximum(half - max(0.08, radius), 0.0)
@@ -244,7 +224,7 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
         loc = o["initial_location"]
         if loc["kind"] != "receptacle":
             continue
-        pos = _body_pos(env, o["body_name"])
+        pos = body_pos(env, o["body_name"])
         if not _on_top(env, recs[loc["name"]], pos, o["half_height"]):
             continue  # rolled off while the house settled: it stays where it lies
         if o["category"] in SPHERE_COLLIDERS:
@@ -264,7 +244,7 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
         raise DayFailed(f"{len(candidates)} reachable objects in rooms {rooms}")
     dst_recs = [r for r in recs.values() if r["room"] in rooms and r["type"] not in NO_PLACE]
     objs = {o["name"]: o for o in meta["objects"]}
-    positions = {o["name"]: _body_pos(env, o["body_name"]) for o in meta["objects"]}
+    positions = {o["name"]: body_pos(env, o["body_name"]) for o in meta["objects"]}
     order = [candidates[i] for i in rng.permutation(len(candidates))]
     legs: list[_Leg] = []
     done: list[tuple[str, str]] = []
@@ -376,7 +356,7 @@ def _leg_cost(env: HomeEnv, leg: _Leg) -> int:
         return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1], d[2]])
 
     if leg.kind == "pick":
-        obj = _body_pos(env, str(leg.obj))
+        obj = body_pos(env, str(leg.obj))
         half = next(o for o in env.world_meta["objects"] if o["name"] == leg.obj)["half_height"]
         target = to_base(obj + np.array([0.0, 0.0, GRASP_ABOVE]))
         travel, extra = to_base(obj)[2] - half + CLEAR_Z, 0
@@ -542,7 +522,7 @@ class _DayRunner:
         """Positions of the objects the disturbance check watches: those in sight on
         receptacles, except balls and round fruit, which may roll on their own."""
         return {
-            o["name"]: _body_pos(self.env, o["body_name"])
+            o["name"]: body_pos(self.env, o["body_name"])
             for o in self.env.world_meta["objects"]
             if o["initial_location"]["kind"] == "receptacle"
             and o["category"] not in SPHERE_COLLIDERS
@@ -560,7 +540,7 @@ class _DayRunner:
     def pick(self, leg: _Leg) -> None:
         env, pose = self.env, self.env.base_pose()
         before = self._free_objects()
-        obj = _body_pos(env, leg.obj)
+        obj = body_pos(env, leg.obj)
         half_height = next(o for o in env.world_meta["objects"] if o["name"] == leg.obj)[
             "half_height"
         ]
@@ -583,7 +563,7 @@ class _DayRunner:
         held = env.held_body()
         if held is None or env.model.body(held).name != leg.obj:
             raise DayFailed(f"place of {leg.obj}: not holding it")
-        offset = _body_pos(env, leg.obj) - env.data.site_xpos[env._eef_site]
+        offset = body_pos(env, leg.obj) - env.data.site_xpos[env._eef_site]
         target = self._to_base(leg.spot - offset)
         travel = target[2] + 0.1
         err = self._arm_path(self._over(target, travel), REACH_STEPS)
@@ -600,7 +580,7 @@ class _DayRunner:
         self._hold_base(pose)
         rec = next(r for r in meta["receptacles"] if r["name"] == leg.receptacle)
         obj = next(o for o in meta["objects"] if o["name"] == leg.obj)
-        pos = _body_pos(env, leg.obj)
+        pos = body_pos(env, leg.obj)
         if not _on_top(env, rec, pos, obj["half_height"]):
             raise DayFailed(
                 f"{leg.obj} did not come to rest on {leg.receptacle} (reach error {err:.3f} m, "
@@ -700,7 +680,6 @@ __all__ = [
     "DayFailed",
     "Interaction",
     "plan_day",
-    "room_of",
     "run_day",
     "time_of_day",
 ]

@@ -177,6 +177,10 @@ def run_scenemem_agent(suite: Path, agent: str, out_dir: Path, opts: CompareOpti
     result = AgentResult(agent, target, "ok", run_dir=str(run_dir), n=len(records))
     if status != 0:
         result.note = "some scenarios failed to load or tests are missing (see the run folder)"
+    if not records:  # nothing to score: not a 0% agent
+        result.status = "failed"
+        result.note = "no test ran: every scenario failed to load (see the run folder)"
+        return result
     values = [1.0 if r.get("memory") else 0.0 for r in records]
     result.metrics["memory_success"] = metric_summary(values, seed=opts.seed)
     errors = [r for r in records if r.get("error")]

@@ -6,9 +6,9 @@ frame's recorded pose in turn with discrete actions (1,000 steps in total), and 
 goal predicate is checked live at the robot's pose: distances on the navigation grid, angles,
 and coverage from a head-camera segmentation rendered there.
 
-The live check is the generator's own measurement (``generate.findingdory_truth.annotate_day``,
-the code that wrote the stored per-frame arrays) applied to the stop poses, and the thresholds
-are ``annotations.predicate_matrix``: one implementation for HL ground truth and LL verdicts.
+The live check is the measurement that wrote the stored per-frame arrays
+(``ground_truth.annotate_day``) applied to the stop poses, and the thresholds are
+``annotations.predicate_matrix``: one implementation for HL ground truth and LL verdicts.
 Its entity set-up costs ~1 s per world, so the stop poses of all cases of one episode are judged
 in one call; the policy never sees verdicts, so judging after driving changes nothing. A
 multi-goal rollout ends at its first incorrect stop: steps and path length are cut there.
@@ -94,14 +94,12 @@ class EpisodeWorld:
 
     def check(self, poses: np.ndarray) -> LiveCheck:
         """Judge the goal predicate of every entity at each pose, live in this world."""
-        from recallbench.generate.findingdory_day import Day
-        from recallbench.generate.findingdory_truth import annotate_day
+        from recallbench.benchmarks.findingdory.ground_truth import StillPoses, annotate_day
 
         poses = np.asarray(poses, dtype=np.float64).reshape(-1, 3)
         self.restore()
         # No interactions: at the end of the day every object is where the world shows it.
-        day = Day(poses=poses, times=["--:--"] * len(poses), interactions=[])
-        live = annotate_day(self.env, day, *self.size)
+        live = annotate_day(self.env, StillPoses(poses), *self.size)
         self.restore()
         ids = [e.id for e in live.entities]
         if ids != [e.id for e in self.episode.entities]:

@@ -1,12 +1,15 @@
-"""Ground truth of a generated FindingDory day, computed in the end-of-day world.
+"""FindingDory's per-frame x per-entity ground truth, measured in a built-in world.
 
-For every frame and every candidate entity (objects on receptacles, receptacles, rooms) this
-stores what FindingDory's goal predicates need (schema: ``benchmarks/findingdory/annotations.py``):
-the geodesic distance from the frame's base pose (to the object snapped to the floor; to the
-nearest viewpoint of a receptacle; to a room's floor), the angle between the robot's forward axis
-and the target, and the target's coverage of the head camera's instance segmentation, rendered
-once per distinct pose with the robot re-posed by teleport in the final world. Scoring is then
-array look-ups.
+One implementation for the stored ground truth and the live low-level verdicts: the generator
+runs ``annotate_day`` over a day's frames in the end-of-day world (``annotations.npz``), and the
+LL phase runs it over the robot's stop poses in the saved episode world (``ll_rollout``).
+
+For every pose and every candidate entity (objects on receptacles, receptacles, rooms) it
+measures what FindingDory's goal predicates need (schema: ``annotations.py``): the geodesic
+distance from the base pose (to the object snapped to the floor; to the nearest viewpoint of a
+receptacle; to a room's floor), the angle between the robot's forward axis and the target, and
+the target's coverage of the head camera's instance segmentation, rendered once per distinct
+pose with the robot re-posed by teleport. Scoring is then array look-ups.
 
 A moved object is only where the final world shows it from the end of its placement on, so its
 distance is +inf and its coverage 0 at earlier frames (the video never showed it there).
@@ -15,11 +18,13 @@ distance is +inf and its coverage 0 at earlier frames (the video never showed it
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from recallbench.benchmarks.findingdory.annotations import Entity, EpisodeAnnotations
-from recallbench.generate.findingdory_day import Day, _body_pos, _top, room_of
 from recallbench.world.env import HomeEnv
 from recallbench.world.navigation import NavGrid
 from recallbench.world.render import subtree_bodies
@@ -27,6 +32,76 @@ from recallbench.world.render import subtree_bodies
 VIEWPOINT_BAND = 0.75  # m from a receptacle's top: the robot stands there to reach it
 
 
+class Placement(Protocol):
+    """What ``annotate_day`` reads of one pick-and-place (frames)."""
+
+    @property
+    def object(self) -> str: ...
+
+    @property
+    def place_end(self) -> int: ...
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+class DayRecord(Protocol):
+    """What ``annotate_day`` reads of a day (the generator's ``Day`` is one)."""
+
+    @property
+    def poses(self) -> np.ndarray: ...  # (F, 3) base x, y, yaw per frame
+
+    @property
+    def times(self) -> Sequence[str]: ...
+
+    @property
+    def interactions(self) -> Sequence[Placement]: ...
+
+    def events(self) -> list[dict]: ...
+
+
+@dataclass
+class StillPoses:
+    """Bare poses in the final world: no interactions, so every object is where it now is."""
+
+    poses: np.ndarray
+    interactions: tuple[()] = ()
+
+    @property
+    def times(self) -> list[str]:
+        return ["--:--"] * len(self.poses)
+
+    def events(self) -> list[dict]:
+        return []
+
+
+# ---------------------------------------------------------------------------- geometry helpers
+def room_of(meta: dict, xy: np.ndarray) -> str | None:
+    """Name of the room whose bounds hold ``xy`` (None outside every room)."""
+    for r in meta["rooms"]:
+        x0, y0, x1, y1 = r["bounds"]
+        if x0 <= xy[0] <= x1 and y0 <= xy[1] <= y1:
+            return str(r["name"])
+    return None
+
+
+def receptacle_top(env: HomeEnv, rec: dict) -> tuple[np.ndarray, float, np.ndarray]:
+    """(centre xyz of the surface, yaw, half extents) of a receptacle's top."""
+    sid = env.model.site(rec["top_site"]).id
+    centre = env.data.site_xpos[sid].copy()
+    centre[2] -= 0.05  # the top site is a 0.05 m half-height box resting on the surface
+    return centre, float(rec["yaw"]), np.asarray(rec["top_half_extents"], dtype=float)
+
+
+def body_pos(env: HomeEnv, name: str) -> np.ndarray:
+    """World position of a body (a copy)."""
+    return env.data.xpos[env.model.body(name).id].copy()
+
+
+# ---------------------------------------------------------------------------- measurement
 def _text(name: str) -> str:
     return name.replace("_", " ")
 
@@ -56,7 +131,7 @@ def build_entities(env: HomeEnv) -> list[Entity]:
 
 def receptacle_viewpoints(env: HomeEnv, grid: NavGrid, rec: dict) -> np.ndarray:
     """Navigable cell centres within ``VIEWPOINT_BAND`` of a receptacle's top (N, 2)."""
-    centre, yaw, half = _top(env, rec)
+    centre, yaw, half = receptacle_top(env, rec)
     cells = np.argwhere(grid.navigable)
     pts = grid.to_world(cells)
     d = pts - centre[:2]
@@ -84,7 +159,7 @@ def _field_at(grid: NavGrid, field: np.ndarray, xy: np.ndarray) -> np.ndarray:
     return out
 
 
-def annotate_day(env: HomeEnv, day: Day, width: int, height: int) -> EpisodeAnnotations:
+def annotate_day(env: HomeEnv, day: DayRecord, width: int, height: int) -> EpisodeAnnotations:
     """Per-frame x per-entity ground truth of ``day`` in ``env``'s current (end-of-day) world."""
     meta, grid = env.world_meta, env.nav_grid
     entities = build_entities(env)
@@ -99,14 +174,14 @@ def annotate_day(env: HomeEnv, day: Day, width: int, height: int) -> EpisodeAnno
     bodies: list[list[int]] = []
     for e, ent in enumerate(entities):
         if ent.kind == "object":
-            xy = _body_pos(env, ent.id)[:2]
+            xy = body_pos(env, ent.id)[:2]
             targets[e] = xy
             goals[e] = grid.snap(xy)
             fields.append(grid.distance_field(goals[e]))
             bodies.append([env.model.body(ent.id).id])
         elif ent.kind == "receptacle":
             rec = recs[ent.id]
-            centre = _top(env, rec)[0][:2]
+            centre = receptacle_top(env, rec)[0][:2]
             targets[e] = centre
             views = receptacle_viewpoints(env, grid, rec)
             if len(views) == 0:
@@ -195,3 +270,17 @@ def _coverage(
             cache[key] = row
         out[f] = row
     return out
+
+
+__all__ = [
+    "VIEWPOINT_BAND",
+    "DayRecord",
+    "Placement",
+    "StillPoses",
+    "annotate_day",
+    "body_pos",
+    "build_entities",
+    "receptacle_top",
+    "receptacle_viewpoints",
+    "room_of",
+]
