@@ -25,7 +25,7 @@ class FindingDoryKnobs:
     it; they move bytes (file size), not results, and are recorded with the knobs so a suite's
     videos are all encoded alike. The default options suit a day's video, mostly still or
     turning: no B-frames and a diamond motion search at subpixel level 1 take ~30% less x264
-    time than veryfast's own for ~9% larger files (measured on a generated 240x320 day).
+    time than veryfast's own for ~3-9% larger files (measured on a generated 240x320 day).
     """
 
     interactions: int = 5

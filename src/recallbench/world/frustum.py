@@ -1,10 +1,11 @@
 """Which geoms a camera cannot see: view-frustum culling for the CPU renderer.
 
-On Mesa's CPU renderer a frame costs about as much per geom drawn as per pixel filled (a whole
-house of ~300 geoms takes ~2.5x the time of an empty frame at 240x320), while a head camera
-sees one room. Geoms whose bounding sphere lies wholly outside the camera's view frustum add
-no pixel to the image (without shadows and reflections, nothing off screen shows on screen),
-so leaving them out of the scene changes no pixel and saves their cost.
+On Mesa's CPU renderer a frame's cost grows with the geoms drawn as much as with the pixels
+filled (a whole house of ~300 geoms took ~4x the time of an empty scene at 240x320: 7.6 vs
+1.8 ms), while a head camera sees one room. Geoms whose bounding sphere lies wholly outside
+the camera's view frustum add no pixel to the image (without shadows and reflections, nothing
+off screen shows on screen), so leaving them out of the scene changes no pixel and saves their
+cost.
 """
 
 from __future__ import annotations
