@@ -372,17 +372,29 @@ def _leg_cost(env: HomeEnv, leg: _Leg) -> int:
     return min(int(steps), ARM_STEPS)
 
 
-def _plan_cost(env: HomeEnv, legs: list[_Leg]) -> int:
-    """Steps the legs take at most: navigation measured by a dry run, arm phases bounded."""
-    follower = GreedyGeodesicFollower(env.nav_grid)
-    pose, total = env.base_pose(), 0
-    for leg in legs:
-        # the actions are kept: driving replays them (the follower is deterministic on the
-        # grid, and arm phases put the base back exactly), so each leg is planned once
-        leg.actions, pose = _nav_steps(follower, pose, leg)
-        leg.end = pose
-        total += len(leg.actions) + _leg_cost(env, leg)
-    return total
+class _Planner:
+    """Dry runs of legs, remembered by (start pose, leg): when a short day drops its optional
+    legs, the legs before the first dropped one are not driven again. One follower serves all
+    runs, so its planning grid and distance fields are built once."""
+
+    def __init__(self, env: HomeEnv) -> None:
+        self.env = env
+        self.follower = GreedyGeodesicFollower(env.nav_grid)
+        self._runs: dict[tuple[bytes, int], tuple[list[int], np.ndarray]] = {}
+
+    def cost(self, legs: list[_Leg]) -> int:
+        """Steps the legs take at most: navigation measured by a dry run, arm phases bounded."""
+        pose, total = self.env.base_pose(), 0
+        for leg in legs:
+            # the actions are kept: driving replays them (the follower is deterministic on
+            # the grid, and arm phases put the base back exactly), so each leg is planned once
+            key = (pose.tobytes(), id(leg))
+            if key not in self._runs:
+                self._runs[key] = _nav_steps(self.follower, pose, leg)
+            leg.actions, pose = self._runs[key]
+            leg.end = pose
+            total += len(leg.actions) + _leg_cost(self.env, leg)
+        return total
 
 
 FrameSink = Callable[[int, np.ndarray], None]
@@ -607,12 +619,13 @@ def run_day(
     """
     settle(env)
     legs = plan_day(env, knobs, rng)
-    spare = knobs.steps - 1 - _plan_cost(env, legs)  # frame 0 is the start pose
+    planner = _Planner(env)
+    spare = knobs.steps - 1 - planner.cost(legs)  # frame 0 is the start pose
     # A short day drops the optional wandering first, then the revisits.
     for optional in ("room", "revisit"):
         if spare < 0:
             legs = [leg for leg in legs if leg.kind != optional]
-            spare = knobs.steps - 1 - _plan_cost(env, legs)
+            spare = knobs.steps - 1 - planner.cost(legs)
     if spare < 0:
         raise DayFailed(
             f"the planned chores need {knobs.steps - 1 - spare} steps, the day has {knobs.steps}"

@@ -363,11 +363,19 @@ class NavGrid:
         if pts.ndim != 2 or pts.shape[1] < 2 or len(pts) == 0:
             raise ValueError(f"targets must be (N, 2) world xy, got shape {pts.shape}")
         assert self._node_of is not None
-        nodes = set()
-        for p in pts:
-            if not np.all(np.isfinite(p[:2])):
-                raise ValueError(f"target {p!r} is not finite")
-            nodes.add(int(self._node_of[self.to_cell(self.snap(p[:2]))]))
+        xy = pts[:, :2]
+        bad = ~np.isfinite(xy).all(axis=1)
+        if bad.any():
+            raise ValueError(f"target {pts[np.argmax(bad)]!r} is not finite")
+        # a navigable point is its own snap: its cell's node, looked up for all at once
+        cols, rows = np.floor((xy - self.origin) / self.resolution).astype(np.int64).T
+        h, w = self.shape
+        inside = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
+        free = inside.copy()
+        free[inside] = self.navigable[rows[inside], cols[inside]]
+        nodes = set(self._node_of[rows[free], cols[free]].tolist())
+        for p in xy[~free]:
+            nodes.add(int(self._node_of[self.to_cell(self.snap(p))]))
         return tuple(sorted(nodes))
 
     def _field(self, targets: XY | Iterable[XY]) -> tuple[np.ndarray, np.ndarray]:
