@@ -24,9 +24,7 @@ def hidden_geoms(
     """(ngeom,) True for each geom wholly outside fixed camera ``camera``'s view frustum at an
     image of ``width`` x ``height``; None when the camera's projection is not the plain
     perspective this models (intrinsics from a sensor size, or orthographic)."""
-    if np.any(model.cam_sensorsize[camera]) or (
-        hasattr(model, "cam_orthographic") and model.cam_orthographic[camera]
-    ):
+    if np.any(model.cam_sensorsize[camera]) or model.cam_orthographic[camera]:
         return None
     tan_v = math.tan(math.radians(float(model.cam_fovy[camera])) / 2)
     tan_h = tan_v * width / height

@@ -142,13 +142,15 @@ class Renders:
             img = r.render()
         finally:
             np.copyto(flags, saved)
-        return self._segids(img), self._segid_bodies(r.scene, culled)
+        # the culled set is part of the scene's identity for the colour -> body table
+        key = b"" if culled is None else np.packbits(culled).tobytes()
+        return self._segids(img), self._segid_bodies(r.scene, key)
 
     def _update_scene(
         self, r: mujoco.Renderer, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera
-    ) -> bytes:
+    ) -> np.ndarray | None:
         """``r.update_scene`` without the geoms the camera cannot see (``frustum``); returns
-        which were left out (packed bits, empty when none), the scene's identity."""
+        which were left out (None when none)."""
         hidden = None
         plain = not (self.shadows or self.reflections)
         if self.cull and plain and not isinstance(camera, mujoco.MjvCamera):
@@ -156,7 +158,7 @@ class Renders:
             hidden = hidden_geoms(self.model, data, cam, r.width, r.height)
         if hidden is None or not hidden.any():
             r.update_scene(data, camera=camera, scene_option=self.scene_option)
-            return b""
+            return None
         # MuJoCo leaves fully transparent geoms out of the scene: hide them for this update
         alpha = self.model.geom_rgba[:, 3]
         saved = alpha[hidden]
@@ -165,7 +167,7 @@ class Renders:
             r.update_scene(data, camera=camera, scene_option=self.scene_option)
         finally:
             alpha[hidden] = saved
-        return np.packbits(hidden).tobytes()
+        return hidden
 
     @staticmethod
     def _segids(img: np.ndarray) -> np.ndarray:
