@@ -14,3 +14,12 @@ class InputError(ValueError):
         self.message = message
         where = f"{self.path}: {field}" if field else self.path
         super().__init__(f"{where}: {message}")
+
+
+class UsageError(ValueError):
+    """A command-line flag (or combination of flags) is wrong. Names the flag; any layer may
+    raise it, the command line prints it as one line."""
+
+    def __init__(self, flag: str, message: str) -> None:
+        self.flag = flag
+        super().__init__(f"{flag}: {message}" if flag else message)

@@ -290,7 +290,10 @@ class TextMemoryAgent:
         if captioner is None:
             vlm_model = caption_model or model
             if not vlm_model:
-                raise ValueError("text-memory agent: give a captioner, or a model to caption with")
+                raise ValueError(
+                    "text-memory agent: give a captioner (captioner=module:Class; on generated "
+                    "suites recallbench.agents.annotation_captions:AnnotationCaptioner) or a "
+                    "model to caption with (model=NAME)")
             captioner = VLMCaptioner(
                 client(vlm_model),
                 prompt=caption_prompt,

@@ -10,18 +10,14 @@ from pathlib import Path
 def _handle_score(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.errors import InputError
     from recallbench.report.runs import score_run
     from recallbench.report.tables import print_summary
 
     console = Console()
     scoring = "official" if args.official else args.scoring
-    try:
-        summary = score_run(args.run, scoring=scoring)
-    except InputError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        return 2
-    print_summary(summary, summary["metrics"], console=console)
+    summary = score_run(args.run, scoring=scoring)
+    slices = summary.get("slices", ["group", "category"])[:2]
+    print_summary(summary, summary["metrics"], console=console, slices=slices)
     console.print(f"scoring={summary['scoring']}; wrote {Path(args.run) / 'summary.json'}")
     return 0
 
@@ -29,16 +25,21 @@ def _handle_score(args: argparse.Namespace) -> int:
 def _handle_report(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from recallbench.errors import InputError
     from recallbench.report.runs import SUMMARY
     from recallbench.report.tables import print_summary
 
     console = Console()
     path = Path(args.run) / SUMMARY
     if not path.is_file():
-        console.print(f"[red]error:[/red] {path}: no summary; run `recallbench score {args.run}`")
-        return 2
+        raise InputError(path, None, f"no summary; run `recallbench score {args.run}`")
     summary = json.loads(path.read_text())
-    slices = ["group", "category"] + (["template"] if args.by_template else [])
+    if "metrics" not in summary:  # written by a runner, not scored yet (older SceneMem runs)
+        from recallbench.report.runs import score_run
+
+        summary = score_run(args.run)
+    slices = [s for s in summary.get("slices", ["group", "category", "template"])
+              if s != "template" or args.by_template]
     print_summary(summary, summary["metrics"], console=console, slices=slices)
     return 0
 

@@ -46,13 +46,41 @@ def findingdory_rows(
     return rows, METRICS, NA_REASONS
 
 
-SCORERS = {"findingdory": findingdory_rows}
+def scenemem_rows(
+    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None
+) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
+    """One row per recorded test: the card's memory success, sliced by fixture type and task."""
+    rows = [
+        {
+            "memory_success": 1.0 if r.get("memory") else 0.0,
+            "fixture_type": r.get("fixture_type"),
+            "task": r.get("task"),
+            "category": r.get("category"),
+            "failure": "error" if r.get("error") else r.get("failed"),
+        }
+        for r in completed(run_dir / "runlog.jsonl").values()
+    ]
+    return rows, ("memory_success",), {}
+
+
+SCORERS = {"findingdory": findingdory_rows, "scenemem": scenemem_rows}
+SLICES = {"findingdory": ("group", "category", "template"),
+          "scenemem": ("fixture_type", "task")}
+
+
+def run_seed(manifest: dict[str, Any]) -> int:
+    """The run's seed, which is also the bootstrap seed: every re-score gives the same CIs."""
+    seed = manifest.get("seed", (manifest.get("config") or {}).get("seed", 0))
+    return int(seed or 0)
 
 
 def score_run(
-    run_dir: str | Path, *, scoring: str | None = None, suite: Any = None, seed: int = 0
+    run_dir: str | Path, *, scoring: str | None = None, suite: Any = None,
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """Re-score a run; ``scoring`` overrides the manifest's (e.g. "official")."""
+    """Re-score a run; ``scoring`` overrides the manifest's (e.g. "official"). The bootstrap
+    seed is the run's own unless given. What the runner already put in summary.json (e.g.
+    SceneMem's scenario errors and per-group counts) is kept; the scores are added to it."""
     run_dir = Path(run_dir)
     if not (run_dir / "manifest.json").is_file():
         raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
@@ -62,15 +90,36 @@ def score_run(
         raise InputError(run_dir / "manifest.json", "benchmark", f"no scorer for {benchmark!r}")
     scoring = scoring or manifest.get("scoring") or "published"
     rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite)
-    summary = summarize(rows, metrics, na_reasons=reasons, seed=seed)
+    seed = run_seed(manifest) if seed is None else seed
+    scores = summarize(rows, metrics, na_reasons=reasons, seed=seed, slices=SLICES[benchmark])
+    summary = _runner_summary(run_dir)
+    for key, value in scores.items():  # each group keeps the runner's counts beside its scores
+        if isinstance(value, dict) and isinstance(summary.get(key), dict) and key != "overall":
+            value = {g: {**summary[key].get(g, {}), **block} for g, block in value.items()}
+        summary[key] = value
     summary.update(
         benchmark=benchmark,
         scoring=scoring,
-        agent=manifest.get("agent"),
+        agent=manifest.get("agent") or (manifest.get("config") or {}).get("policy"),
         frames=manifest.get("frames"),
         cases_total=manifest.get("cases"),
         cases_recorded=len(rows),
         metrics=list(metrics),
+        slices=list(SLICES[benchmark]),
+        bootstrap_seed=seed,
     )
     write_json_atomic(run_dir / SUMMARY, _finite(summary))
     return summary
+
+
+def _runner_summary(run_dir: Path) -> dict[str, Any]:
+    import json
+
+    path = run_dir / SUMMARY
+    if not path.is_file():
+        return {}
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return old if isinstance(old, dict) else {}

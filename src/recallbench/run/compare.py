@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,7 +32,7 @@ from typing import Any
 
 from rich.console import Console
 
-from recallbench.errors import InputError
+from recallbench.errors import InputError, UsageError
 from recallbench.io import write_json_atomic
 from recallbench.report.aggregate import metric_summary
 
@@ -90,6 +90,18 @@ class CompareOptions:
     agent_args: dict[str, dict[str, Any]] = field(default_factory=dict)
     # the runners' own output (progress, per-run breakdowns) goes to <agent dir>/console.log
     quiet_runs: bool = False
+    # an agent folder recorded with other settings is redone (else the plan refuses it)
+    overwrite: bool = False
+
+
+@dataclass
+class Planned:
+    """One agent on one benchmark, decided before any work: run it (with ``instance`` already
+    built, for frame selectors) or skip it with a note."""
+
+    agent: str
+    skip: str | None = None
+    instance: Any = None
 
 
 # ------------------------------------------------------------------------------ suites
@@ -148,19 +160,14 @@ def scenemem_target(agent: str) -> str | None:
     return target
 
 
-def run_scenemem_agent(suite: Path, agent: str, out_dir: Path, opts: CompareOptions,
+def run_scenemem_agent(suite: Path, planned: Planned, out_dir: Path, opts: CompareOptions,
                        console: Console) -> AgentResult:
-    from recallbench.benchmarks.scenemem.policy import load_policy_class
     from recallbench.run.runlog import completed
     from recallbench.run.scenemem import ScenememConfig, normalise, run_scenemem
 
+    agent = planned.agent
     target = scenemem_target(agent)
-    if target is None:
-        return AgentResult(agent, None, "skipped", "not an acting policy for SceneMem")
-    try:
-        load_policy_class(target)
-    except (ValueError, ImportError) as exc:
-        return AgentResult(agent, target, "skipped", f"cannot load {target}: {exc}")
+    assert target is not None  # the plan checked it
     run_dir = out_dir / "run"
     config = normalise(ScenememConfig(
         data_dir=str(suite), policy=target, out=str(out_dir / "results.json"),
@@ -184,9 +191,8 @@ def run_scenemem_agent(suite: Path, agent: str, out_dir: Path, opts: CompareOpti
     values = [1.0 if r.get("memory") else 0.0 for r in records]
     result.metrics["memory_success"] = metric_summary(values, seed=opts.seed)
     errors = [r for r in records if r.get("error")]
-    if records and all(str(r["error"]).startswith("policy constructor raised")
-                       for r in records if r.get("error")) and len(errors) == len(records):
-        result.status, result.note = "failed", errors[0]["error"]
+    if len(errors) == len(records):  # every test errored: a broken agent, not a 0% agent
+        result.status, result.note = "failed", f"every test errored: {errors[0]['error']}"
     steps = [r["steps"] for r in records if r.get("memory") and r.get("steps") is not None]
     result.extra = {
         "errors": len(errors),
@@ -209,26 +215,17 @@ def findingdory_target(agent: str) -> Any | None:
     return factory
 
 
-def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: CompareOptions,
-                          console: Console) -> AgentResult:
+def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
+                          opts: CompareOptions, console: Console) -> AgentResult:
     from rich.progress import track
 
-    from recallbench.agents.registry import construct_seeded
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.report.runs import score_run
     from recallbench.run.findingdory import RECORDS, agent_manifest, run_cases, start_run
 
-    try:
-        factory = findingdory_target(agent)
-    except ValueError as exc:
-        return AgentResult(agent, None, "skipped", str(exc))
-    if factory is None:
-        return AgentResult(agent, None, "skipped", "acting-only: no frame-selection meaning")
+    agent, instance = planned.agent, planned.instance
+    factory = type(instance)
     kwargs = opts.agent_args.get(agent, {})
-    try:
-        instance = construct_seeded(factory, kwargs, opts.seed)
-    except Exception as exc:  # e.g. a model agent without a model, a missing extra
-        return AgentResult(agent, None, "skipped", f"could not construct: {exc}")
     suite = load_suite(suite_path)
     n_cases = min(len(suite.cases), opts.limit) if opts.limit else len(suite.cases)
     start_run(out_dir, benchmark="findingdory", data=str(suite_path.resolve()),
@@ -246,64 +243,129 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
                                            console=console, transient=True))
     summary = score_run(out_dir, suite=suite, seed=opts.seed)
     overall = summary["overall"]
-    result = AgentResult(agent, f"{factory.__module__}:{getattr(factory, '__name__', factory)}",
+    result = AgentResult(agent, f"{factory.__module__}:{factory.__name__}",
                          "ok", run_dir=str(out_dir), n=int(overall["n"]))
     result.metrics = {m: overall[m] for m in FINDINGDORY_METRICS if m in overall}
     result.extra = {"failures": overall.get("failures", {})}
+    unanswered = no_answer_records(out_dir / RECORDS)
+    if result.n and len(unanswered) >= result.n:  # nothing answered: a broken agent, not 0%
+        first = unanswered[0]
+        cause = next((f"{k}: {first[k]}" for k in first if k.endswith("_error") and first[k]),
+                     "no answer recorded")
+        result.status = "failed"
+        result.note = f"every case failed before an answer ({str(cause)[:300]})"
     return result
 
 
+def no_answer_records(runlog: Path) -> list[dict[str, Any]]:
+    """Records where the agent gave no answer at all (it raised, or its input failed), as
+    opposed to a wrong or unparsable answer."""
+    from recallbench.run.runlog import completed
+
+    return [r for r in completed(runlog).values()
+            if r.get("frame_indices") is None and r.get("response") is None]
+
+
 # ------------------------------------------------------------------------------ comparison
-RUNNERS: dict[str, Callable[[Path, str, Path, CompareOptions, Console], AgentResult]] = {
+RUNNERS: dict[str, Callable[[Path, Planned, Path, CompareOptions, Console], AgentResult]] = {
     "scenemem": run_scenemem_agent,
     "findingdory": run_findingdory_agent,
 }
 
 
-def compare(suite: str | Path, agents: Sequence[str], out: str | Path,
+def recorded_settings(bench: str, agent_dir: Path) -> dict[str, Any] | None:
+    """The settings an agent folder was run with (None when it holds no run yet)."""
+    run_dir = agent_dir / "run" if bench == "scenemem" else agent_dir
+    path = run_dir / "manifest.json"
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return {"manifest": "unreadable"}
+    if bench == "scenemem":
+        config = manifest.get("config") or {}
+        return {k: config.get(k) for k in ("policy", "data_dir", "max_steps", "seed",
+                                           "test_timeout")}
+    return {k: manifest.get(k) for k in ("data_sha256", "agent", "agent_kwargs", "frames",
+                                         "seed", "limit")}
+
+
+def wanted_settings(bench: str, suite: Path, agent: str, opts: CompareOptions) -> dict[str, Any]:
+    """What ``recorded_settings`` must equal for an agent folder to be resumed, not redone."""
+    if bench == "scenemem":
+        from recallbench.run.scenemem import ScenememConfig, normalise
+
+        config = normalise(ScenememConfig(data_dir=str(suite), policy=scenemem_target(agent) or "",
+                                          out="-"))
+        return {"policy": config.policy, "data_dir": config.data_dir,
+                "max_steps": opts.max_steps, "seed": opts.seed, "test_timeout": opts.test_timeout}
+    from recallbench.benchmarks.findingdory.data import load_suite
+
+    return {"data_sha256": load_suite(suite).sha256, "agent": agent,
+            "agent_kwargs": opts.agent_args.get(agent, {}), "frames": opts.frames,
+            "seed": opts.seed, "limit": opts.limit}
+
+
+def stale_runs(suites: dict[str, Path], plan: dict[str, list[Planned]], out: Path,
+               opts: CompareOptions) -> list[tuple[Path, str]]:
+    """Agent folders under ``out`` recorded with other settings: (folder, what differs)."""
+    stale = []
+    for bench, planned in plan.items():
+        for p in planned:
+            if p.skip is not None:
+                continue
+            agent_dir = out / bench / safe_name(p.agent)
+            recorded = recorded_settings(bench, agent_dir)
+            if recorded is None:
+                continue
+            wanted = wanted_settings(bench, suites[bench], p.agent, opts)
+            diff = [f"{k} {recorded.get(k)!r} -> {wanted.get(k)!r}" for k in wanted
+                    if recorded.get(k) != wanted.get(k)]
+            if "manifest" in recorded:
+                diff = ["its manifest is unreadable"]
+            if diff:
+                stale.append((agent_dir, "; ".join(diff)))
+    return stale
+
+
+def clear_stale(suites: dict[str, Path], plan: dict[str, list[Planned]], out: Path,
+                opts: CompareOptions) -> list[Path]:
+    """Refuse (or with ``opts.overwrite`` remove) agent folders recorded with other settings.
+    Runs before any work, so a refusal leaves everything as it was."""
+    import shutil
+
+    stale = stale_runs(suites, plan, out, opts)
+    if stale and not opts.overwrite:
+        folder, diff = stale[0]
+        more = f" (and {len(stale) - 1} more)" if len(stale) > 1 else ""
+        raise UsageError("--out", f"{folder} was run with other settings ({diff}){more}: "
+                                  "pass --overwrite to redo it, or choose another --out")
+    for folder, _ in stale:
+        shutil.rmtree(folder)
+    return [folder for folder, _ in stale]
+
+
+def compare(suites: dict[str, Path], plan: dict[str, list[Planned]], out: str | Path,
             opts: CompareOptions | None = None, console: Console | None = None,
-            agents_by_benchmark: dict[str, Sequence[str]] | None = None) -> dict[str, Any]:
-    """Run every agent on every benchmark found in ``suite``; write comparison.json, charts
-    and report.html under ``out``; return the comparison."""
+            suite: str | Path | None = None) -> dict[str, Any]:
+    """Run every planned agent on its benchmark's suite; write comparison.json, charts and
+    report.html under ``out``; return the comparison. ``plan`` comes from the command line's
+    checks (``recallbench.cli.checks.plan_agents``): names resolved, agents built."""
     opts = opts or CompareOptions()
     console = console or Console(stderr=True)
     out = Path(out)
+    clear_stale(suites, plan, out, opts)
     out.mkdir(parents=True, exist_ok=True)
-    suites = detect_suites(suite)
     comparison: dict[str, Any] = {
-        "suite": str(Path(suite).resolve()),
+        "suite": str(Path(suite or next(iter(suites.values()))).resolve()),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "options": {k: v for k, v in asdict(opts).items() if k != "agent_args"},
         "benchmarks": {},
     }
     for bench, path in suites.items():
-        names = list((agents_by_benchmark or {}).get(bench, agents))
-        results = []
-        for agent in names:
-            agent_dir = out / bench / safe_name(agent)
-            agent_dir.mkdir(parents=True, exist_ok=True)
-            t0 = time.perf_counter()
-            try:
-                if opts.quiet_runs:
-                    console.print(f"{bench}: {agent} ...", highlight=False)
-                    with open(agent_dir / "console.log", "a", encoding="utf-8") as log:
-                        sub = Console(file=log, width=120, force_terminal=False)
-                        result = RUNNERS[bench](path, agent, agent_dir, opts, sub)
-                else:
-                    result = RUNNERS[bench](path, agent, agent_dir, opts, console)
-            except InputError as exc:
-                result = AgentResult(agent, None, "failed", str(exc))
-            except Exception as exc:  # one agent's breakdown must not lose the others' results
-                result = AgentResult(agent, None, "failed", f"{type(exc).__name__}: {exc}")
-            if result.status != "ok":
-                console.print(f"[yellow]{bench}: {agent} {result.status}[/yellow]: {result.note}")
-            elif opts.quiet_runs:
-                primary = next(iter(result.metrics.values()), {})
-                value = primary.get("value")
-                shown = "n/a" if value is None else f"{100 * value:.1f}%"
-                console.print(f"{bench}: {agent} done: {shown} of n={result.n} "
-                              f"({time.perf_counter() - t0:.0f} s)", highlight=False)
-            results.append(asdict(result))
+        results = [asdict(_run_planned(bench, path, p, out, opts, console))
+                   for p in plan.get(bench, [])]
         metrics = SCENEMEM_METRICS if bench == "scenemem" else FINDINGDORY_METRICS
         comparison["benchmarks"][bench] = {
             "suite": str(path.resolve()),
@@ -311,12 +373,70 @@ def compare(suite: str | Path, agents: Sequence[str], out: str | Path,
             "primary": metrics[0],
             "agents": results,
         }
+    comparison["warnings"] = comparison_warnings(comparison)
     write_json_atomic(out / "comparison.json", comparison)
     from recallbench.report.compare import print_comparison, write_report
 
     print_comparison(comparison, console=console)
     write_report(comparison, out)
     return comparison
+
+
+def _run_planned(bench: str, path: Path, planned: Planned, out: Path, opts: CompareOptions,
+                 console: Console) -> AgentResult:
+    agent = planned.agent
+    if planned.skip is not None:
+        console.print(f"[yellow]{bench}: {agent} skipped[/yellow]: {planned.skip}")
+        return AgentResult(agent, None, "skipped", planned.skip)
+    agent_dir = out / bench / safe_name(agent)
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    try:
+        if opts.quiet_runs:
+            console.print(f"{bench}: {agent} ...", highlight=False)
+            with open(agent_dir / "console.log", "a", encoding="utf-8") as log:
+                sub = Console(file=log, width=120, force_terminal=False)
+                result = RUNNERS[bench](path, planned, agent_dir, opts, sub)
+        else:
+            result = RUNNERS[bench](path, planned, agent_dir, opts, console)
+    except InputError as exc:
+        result = AgentResult(agent, None, "failed", str(exc))
+    except Exception as exc:  # one agent's breakdown must not lose the others' results
+        result = AgentResult(agent, None, "failed", f"{type(exc).__name__}: {exc}")
+    if result.status != "ok":
+        console.print(f"[yellow]{bench}: {agent} {result.status}[/yellow]: {result.note}",
+                      highlight=False)
+    elif opts.quiet_runs:
+        primary = next(iter(result.metrics.values()), {})
+        value = primary.get("value")
+        shown = "n/a" if value is None else f"{100 * value:.1f}%"
+        console.print(f"{bench}: {agent} done: {shown} of n={result.n} "
+                      f"({time.perf_counter() - t0:.0f} s)", highlight=False)
+    return result
+
+
+def comparison_warnings(comparison: dict[str, Any]) -> list[str]:
+    """Partial failure, counted: agents that failed or were skipped, runs with errors."""
+    warnings = []
+    for bench, block in comparison["benchmarks"].items():
+        agents = block["agents"]
+        bad = [a for a in agents if a["status"] != "ok"]
+        if bad:
+            names = ", ".join(f"{a['agent']} ({a['status']})" for a in bad)
+            warnings.append(f"{bench}: {len(bad)} of {len(agents)} agents gave no score: {names}")
+        for a in agents:
+            errors = (a.get("extra") or {}).get("errors")
+            if a["status"] == "ok" and errors:
+                warnings.append(f"{bench}: {a['agent']}: {errors} of {a['n']} tests errored")
+            if a["status"] == "ok" and a.get("note"):
+                warnings.append(f"{bench}: {a['agent']}: {a['note']}")
+    return warnings
+
+
+def scored_agents(comparison: dict[str, Any]) -> int:
+    """How many (benchmark, agent) runs produced a score over at least one case."""
+    return sum(1 for block in comparison["benchmarks"].values() for a in block["agents"]
+               if a["status"] == "ok" and a["n"] > 0)
 
 
 def load_comparison(out: str | Path) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from recallbench.benchmarks.findingdory.evaluate import (
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
-from recallbench.errors import InputError
+from recallbench.errors import InputError, UsageError
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 
@@ -102,17 +102,27 @@ def agent_manifest(agent: Any) -> dict[str, Any] | None:
     return describe() if callable(describe) else None
 
 
-def start_run(run_dir: Path, **settings: Any) -> dict[str, Any]:
-    """Write the manifest (or check it matches on resume)."""
+def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
+              **settings: Any) -> dict[str, Any]:
+    """Write the manifest, or check an existing run matches. A run folder is never reused
+    silently, and a refusal says what to do (``--resume``, ``--overwrite`` or another ``--out``).
+    """
     manifest_path = run_dir / "manifest.json"
+    if manifest_path.exists() and overwrite:
+        for name in ("manifest.json", RECORDS, "summary.json"):
+            (run_dir / name).unlink(missing_ok=True)
     if manifest_path.exists():
         old = read_manifest(run_dir)
-        for key in ("data_sha256", "agent", "frames", "seed"):
+        if not resume:
+            raise UsageError("--out", f"{run_dir} already holds a run: pass --resume to finish "
+                                      "it, --overwrite to start again, or choose another --out")
+        for key in ("data_sha256", "agent", "frames", "seed", "limit"):
             if key in settings and old.get(key) != settings[key]:
                 raise InputError(
                     manifest_path,
                     key,
-                    f"resume with {settings[key]!r} but run has {old.get(key)!r}",
+                    f"the run used {old.get(key)!r}, this command {settings[key]!r}: resume with "
+                    "the same settings, pass --overwrite to start again, or choose another --out",
                 )
         return old
     manifest = build_manifest(**settings)

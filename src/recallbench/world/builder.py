@@ -15,7 +15,7 @@ import numpy as np
 from recallbench.world import fixtures as fx
 from recallbench.world import furniture as fu
 from recallbench.world.layout import WALL_HEIGHT, WALL_THICKNESS, Layout, Room, plan_layout
-from recallbench.world.mjcf import STATIC, box, r4, rotate_xy
+from recallbench.world.mjcf import STATIC, box, make_directional, r4, rotate_xy
 from recallbench.world.objects import CATEGORIES, ROOM_CATEGORIES, add_object
 from recallbench.world.robot import (
     ARM_HOME,
@@ -94,9 +94,9 @@ def _setup(spec: mujoco.MjSpec, st) -> None:
     )
     tex.rgb1 = [0.85, 0.9, 0.95]
     tex.rgb2 = [0.6, 0.65, 0.7]
-    light = spec.worldbody.add_light(
-        name="sun", directional=True, pos=[0, 0, 10], dir=[0.3, 0.2, -1.0], castshadow=True
-    )
+    light = spec.worldbody.add_light(name="sun", pos=[0, 0, 10], dir=[0.3, 0.2, -1.0],
+                                     castshadow=True)
+    make_directional(light)
     light.diffuse = [0.55, 0.55, 0.52]
     light.specular = [0.05, 0.05, 0.05]
 

@@ -18,13 +18,20 @@ import numpy as np
 MARGIN = 0.02  # m added to every bounding sphere (and 5% of it): round-off never culls an edge
 
 
+def _orthographic(model: mujoco.MjModel, camera: int) -> bool:
+    # MuJoCo <= 3.3 has a flag; later releases an enum (mjPROJ_PERSPECTIVE = 0)
+    if hasattr(model, "cam_projection"):
+        return int(model.cam_projection[camera]) != 0
+    return bool(model.cam_orthographic[camera])
+
+
 def hidden_geoms(
     model: mujoco.MjModel, data: mujoco.MjData, camera: int, width: int, height: int
 ) -> np.ndarray | None:
     """(ngeom,) True for each geom wholly outside fixed camera ``camera``'s view frustum at an
     image of ``width`` x ``height``; None when the camera's projection is not the plain
     perspective this models (intrinsics from a sensor size, or orthographic)."""
-    if np.any(model.cam_sensorsize[camera]) or model.cam_orthographic[camera]:
+    if np.any(model.cam_sensorsize[camera]) or _orthographic(model, camera):
         return None
     tan_v = math.tan(math.radians(float(model.cam_fovy[camera])) / 2)
     tan_h = tan_v * width / height

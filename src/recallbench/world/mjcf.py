@@ -24,6 +24,16 @@ ELLIPSOID = mujoco.mjtGeom.mjGEOM_ELLIPSOID
 Vec = Sequence[float]
 
 
+def make_directional(light: mujoco.MjsLight) -> None:
+    """Make a spec light directional on every MuJoCo 3.x we support: up to 3.3 it is a boolean
+    ``directional``; later releases replaced it with ``type = mjLIGHT_DIRECTIONAL``."""
+    light_type = getattr(mujoco, "mjtLightType", None)
+    if light_type is not None:
+        light.type = light_type.mjLIGHT_DIRECTIONAL
+    else:
+        light.directional = True
+
+
 def r4(v: Vec) -> list[float]:
     """Round to 0.1 mm so the generated XML is identical across runs and platforms."""
     return [round(float(x), 4) for x in v]

@@ -13,29 +13,36 @@ from typing import Any
 DEFAULT_FRAMES = 96
 
 
-def _agent_kwargs(pairs: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise SystemExit(f"--agent-arg expects key=value, got {pair!r}")
-        key, value = pair.split("=", 1)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+def _build_agent(args: argparse.Namespace) -> Any:
+    """The agent, built before any work: a bad name or argument is a one-line error."""
+    from recallbench.agents.registry import resolve_agent
+    from recallbench.cli.checks import construct_agent, parse_key_values, valid_names
+    from recallbench.errors import UsageError
+
+    try:
+        factory = resolve_agent(args.agent)
+    except (ValueError, ImportError) as exc:
+        if ":" in args.agent:
+            raise UsageError("--agent", str(exc)) from None
+        raise UsageError("--agent", f"unknown agent {args.agent!r}: use one of "
+                                    f"{', '.join(valid_names('findingdory'))}, module:Class or "
+                                    "path/to/file.py:Class") from None
+    if not callable(getattr(factory, "select_frames", None)):
+        raise UsageError("--agent", f"{args.agent!r} is not a frame-selection agent (it has no "
+                                    "select_frames); see `recallbench list agents`")
+    extra = parse_key_values("--agent-arg", args.agent_arg)
+    return construct_agent(args.agent, factory, extra, args.seed, "--agent-arg")
 
 
-def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -> dict[str, Any]:
+def _run_one(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any, budget: int,
+             run_dir: Path) -> dict[str, Any]:
     from rich.progress import track
 
-    from recallbench.agents.registry import construct_seeded, resolve_agent
+    from recallbench.cli.checks import parse_key_values
     from recallbench.report.runs import score_run
     from recallbench.run.findingdory import agent_manifest, run_cases, start_run
 
-    extra = _agent_kwargs(args.agent_arg)
-    ll_policy = _ll_policy(args, suite) if args.ll else None
-    agent = construct_seeded(resolve_agent(args.agent), extra, args.seed)
+    extra = parse_key_values("--agent-arg", args.agent_arg)
     if getattr(agent, "needs_training_suite", False):
         agent.fit(suite.cases)
     cases = min(len(suite.cases), args.limit) if args.limit else len(suite.cases)
@@ -55,7 +62,10 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
         limit=args.limit,
         cases=cases,
         ll_policy=args.ll_policy if args.ll else None,
-        ll_policy_kwargs=_agent_kwargs(args.ll_policy_arg) if args.ll else None,
+        ll_policy_kwargs=parse_key_values("--ll-policy-arg", args.ll_policy_arg)
+        if args.ll else None,
+        resume=args.resume,
+        overwrite=args.overwrite,
     )
     run_cases(
         suite,
@@ -75,16 +85,18 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
 def _ll_policy(args: argparse.Namespace, suite: Any) -> Any:
     """Check the suite can be acted out and load the LL policy, before any agent call."""
     from recallbench.agents.ll_policies import load_ll_policy
-    from recallbench.errors import InputError
+    from recallbench.cli.checks import parse_key_values
+    from recallbench.errors import InputError, UsageError
 
     if not suite.generated:
         raise InputError(
             args.data, "--ll", "the LL phase needs a generated suite with episode worlds"
         )
     try:
-        return load_ll_policy(args.ll_policy, **_agent_kwargs(args.ll_policy_arg))
-    except (ValueError, TypeError) as exc:
-        raise SystemExit(f"--ll-policy: {exc}") from None
+        return load_ll_policy(args.ll_policy, **parse_key_values("--ll-policy-arg",
+                                                                 args.ll_policy_arg))
+    except (ValueError, TypeError, ImportError) as exc:
+        raise UsageError("--ll-policy", str(exc)) from None
 
 
 def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any) -> None:
@@ -108,27 +120,61 @@ def _handle_run(args: argparse.Namespace) -> int:
 
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.scoring import METRICS
-    from recallbench.errors import InputError
+    from recallbench.cli.checks import check_frames, check_positive
+    from recallbench.errors import UsageError
     from recallbench.report.tables import fmt, print_summary
 
-    if not args.data or not args.agent or not args.out:
-        raise SystemExit("recallbench findingdory: --data, --agent and --out are required")
-    console = Console()
-    try:
-        suite = load_suite(args.data)
-        out = Path(args.out)
-        if args.frames_sweep:
+    missing = [f for f, v in (("--data", args.data), ("--agent", args.agent), ("--out", args.out))
+               if not v]
+    if missing:
+        raise UsageError(", ".join(missing), "required")
+    check_positive("--limit", args.limit)
+    budgets = [args.frames]
+    if args.frames_sweep:
+        try:
             budgets = [int(k) for k in args.frames_sweep.split(",") if k.strip()]
-            results = {k: _run_one(args, suite, k, out / f"K{k}") for k in budgets}
-            for k, summary in results.items():
-                console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
+        except ValueError:
+            raise UsageError("--frames-sweep", f"expected numbers like 24,48,96, got "
+                                               f"{args.frames_sweep!r}") from None
+    suite = load_suite(args.data)
+    for k in budgets:
+        check_frames(k, suite.cases, "--frames-sweep" if args.frames_sweep else "--frames")
+    agent = _build_agent(args)
+    ll_policy = _ll_policy(args, suite) if args.ll else None
+    console = Console()
+    out = Path(args.out)
+    dirs = {k: out / f"K{k}" for k in budgets} if args.frames_sweep else {args.frames: out}
+    summaries = {k: _run_one(args, suite, agent, ll_policy, k, d) for k, d in dirs.items()}
+    if args.frames_sweep:
+        for k, summary in summaries.items():
+            console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
+    else:
+        print_summary(summaries[args.frames], METRICS, console=console)
+    return _exit_status(dirs.values())
+
+
+def _exit_status(run_dirs: Any) -> int:
+    """1 when some run's agent answered no case at all (it raised, or its input failed)."""
+    from recallbench.cli.errors import print_error, print_warning
+    from recallbench.run.compare import no_answer_records
+    from recallbench.run.findingdory import RECORDS
+    from recallbench.run.runlog import completed
+
+    status = 0
+    for run_dir in run_dirs:
+        total = len(completed(run_dir / RECORDS))
+        failed = no_answer_records(run_dir / RECORDS)
+        if not failed:
+            continue
+        first = next((f"{k}: {v}" for k, v in failed[0].items() if k.endswith("_error") and v),
+                     "no answer recorded")
+        message = f"{len(failed)} of {total} cases got no answer in {run_dir} ({first[:300]})"
+        if len(failed) >= total:
+            print_error(message)
+            status = 1
         else:
-            summary = _run_one(args, suite, args.frames, out)
-            print_summary(summary, METRICS, console=console)
-    except InputError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        return 2
-    return 0
+            print_warning(message)
+    return status
 
 
 def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
@@ -238,6 +284,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--limit", type=int, help="only the first N cases")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="finish an interrupted run")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="start --out again, discarding a run recorded there")
     parser.add_argument(
         "--scoring",
         choices=("published", "official"),

@@ -42,76 +42,98 @@ def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from recallbench.benchmarks.scenemem.success import Thresholds
-    from recallbench.errors import InputError
+    from recallbench.cli.checks import check_positive
+    from recallbench.errors import InputError, UsageError
     from recallbench.run.scenemem import (
         ScenememConfig,
         default_run_dir,
         normalise,
-        print_error,
         resume_config,
         run_scenemem,
     )
 
+    for flag, value in (("--workers", args.workers), ("--max_steps", args.max_steps),
+                        ("--test_timeout", args.test_timeout),
+                        ("--approach_dist", args.approach_dist), ("--open_qpos", args.open_qpos)):
+        check_positive(flag, value)
     console = Console(stderr=True)
     workers = args.workers or os.cpu_count() or 1
     thresholds = {"approach_dist": args.approach_dist, "open_qpos": args.open_qpos}
-    run_dir: Path | None = Path(args.resume) if args.resume else None
-    try:
-        if run_dir is not None:
-            given = {
-                "data_dir": args.data_dir,
-                "policy": args.policy,
-                "out": args.out,
-                "filter": args.filter,
-                "max_steps": args.max_steps,
-                "seed": args.seed,
-                "test_timeout": args.test_timeout,
-            }
-            config = resume_config(run_dir, given)
-            for name, value in thresholds.items():
-                if value is not None and config.thresholds.get(name) != value:
-                    raise InputError(
-                        run_dir / "manifest.json",
-                        f"config.thresholds.{name}",
-                        f"the run used {config.thresholds.get(name)}; --{name} {value} differs",
-                    )
-        else:
-            missing = [f"--{n}" for n in ("data_dir", "policy", "out") if not getattr(args, n)]
-            if missing:
-                print_error(console, f"{', '.join(missing)} required (or --resume)")
-                return 2
-            defaults = Thresholds()
-            config = normalise(
-                ScenememConfig(
-                    data_dir=args.data_dir,
-                    policy=args.policy,
-                    out=args.out,
-                    filter=args.filter,
-                    max_steps=args.max_steps,
-                    seed=_or(args.seed, 0),
-                    test_timeout=args.test_timeout,
-                    thresholds={
-                        "approach_dist": _or(args.approach_dist, defaults.approach_dist),
-                        "open_qpos": _or(args.open_qpos, defaults.open_qpos),
-                        "restore_dist": defaults.restore_dist,
-                    },
+    if args.resume:
+        run_dir = Path(args.resume)
+        given = {
+            "data_dir": args.data_dir,
+            "policy": args.policy,
+            "out": args.out,
+            "filter": args.filter,
+            "max_steps": args.max_steps,
+            "seed": args.seed,
+            "test_timeout": args.test_timeout,
+        }
+        config = resume_config(run_dir, given)
+        for name, value in thresholds.items():
+            if value is not None and config.thresholds.get(name) != value:
+                raise InputError(
+                    run_dir / "manifest.json",
+                    f"config.thresholds.{name}",
+                    f"the run used {config.thresholds.get(name)}; --{name} {value} differs",
                 )
+    else:
+        missing = [f"--{n}" for n in ("data_dir", "policy", "out") if not getattr(args, n)]
+        if missing:
+            raise UsageError(", ".join(missing), "required (or --resume RUN_DIR)")
+        defaults = Thresholds()
+        config = normalise(
+            ScenememConfig(
+                data_dir=args.data_dir,
+                policy=args.policy,
+                out=args.out,
+                filter=args.filter,
+                max_steps=args.max_steps,
+                seed=_or(args.seed, 0),
+                test_timeout=args.test_timeout,
+                thresholds={
+                    "approach_dist": _or(args.approach_dist, defaults.approach_dist),
+                    "open_qpos": _or(args.open_qpos, defaults.open_qpos),
+                    "restore_dist": defaults.restore_dist,
+                },
             )
-            run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
-        return run_scenemem(config, run_dir, workers, resume=bool(args.resume), console=console)
-    except InputError as exc:
-        print_error(console, str(exc))
-        return 2
+        )
+        run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+    try:
+        status = run_scenemem(config, run_dir, workers, resume=bool(args.resume),
+                              console=console)
     except (ValueError, ImportError) as exc:  # a bad --policy reference
-        print_error(console, str(exc))
-        return 2
+        raise UsageError("--policy", str(exc)) from None
     except RuntimeError as exc:  # workers cannot start; the run log is intact for --resume
-        print_error(console, str(exc))
-        return 2
+        raise InputError(run_dir, None, f"{exc}; finish with: recallbench scenemem --resume "
+                                        f"{run_dir}") from None
     except KeyboardInterrupt:
-        hint = f"; finish with: recallbench scenemem --resume {run_dir}" if run_dir else ""
-        print_error(console, f"interrupted{hint}")
+        from recallbench.cli.errors import print_error
+
+        print_error(f"interrupted; finish with: recallbench scenemem --resume {run_dir}")
         return 130
+    return _overall(run_dir, status)
+
+
+def _overall(run_dir: Path, status: int) -> int:
+    """The overall success rate with its interval; exit 1 when every test errored."""
+    from recallbench.cli.errors import print_error, print_warning
+    from recallbench.report.runs import score_run
+    from recallbench.report.tables import fmt
+
+    summary = score_run(run_dir)
+    overall = summary["overall"]
+    n = overall["n"]
+    errors = (overall.get("failures") or {}).get("error", 0)
+    print(f"memory success: {fmt(overall['memory_success'], digits=1)} % of {n} tests "
+          f"(95% bootstrap interval)")
+    if n and errors == n:
+        print_error(f"every one of the {n} tests errored (see {run_dir / 'runlog.jsonl'})")
+        return 1
+    if errors:
+        print_warning(f"{errors} of {n} tests errored (see {run_dir / 'runlog.jsonl'})")
+    return status
 
 
 def _or(value: float | None, default: float) -> float:

@@ -1,8 +1,10 @@
-"""The one entry point. Subcommands mirror the data flow; each lives beside the code it drives.
+"""The one entry point. Subcommands mirror the data flow; each registers itself from its module.
 
 Every subcommand module exposes ``register(subparsers)``; its handler is set with
 ``parser.set_defaults(func=handler)`` and returns the process exit status. Modules listed here
 must import cheaply (no MuJoCo or robosuite at import time) so ``recallbench --help`` is instant.
+Errors are printed in one place (``recallbench.cli.errors``): a handler raises, never prints a
+traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from recallbench import __version__
+from recallbench.cli.errors import Parser, handle_exception
 
 # Modules that add subcommands, in the order they appear in --help. A module not yet present is
 # skipped, so the CLI grows with the package.
@@ -21,14 +24,15 @@ COMMAND_MODULES = (
     "recallbench.benchmarks.findingdory.cli",
     "recallbench.generate.cli",
     "recallbench.world.cli",
-    "recallbench.run.cli",
+    "recallbench.cli.run",
     "recallbench.report.cli",
     "recallbench.agents.cli",
+    "recallbench.cli.doctor",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="recallbench",
         description="Evaluate memory in embodied agents (SceneMem, FindingDory, built-in world).",
     )
@@ -51,7 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    prog = f"recallbench {args.command}"
+    try:
+        return int(args.func(args) or 0)
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the one printer
+        return handle_exception(exc, prog)
 
 
 if __name__ == "__main__":

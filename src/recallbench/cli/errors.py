@@ -1,0 +1,62 @@
+"""The one error printer of the command line: every user error is one line, never a traceback.
+
+Handlers raise ``UsageError`` (a flag is wrong) or ``recallbench.errors.InputError`` (a file or
+field is wrong); ``recallbench.cli.main`` prints either as a single line and exits 2. Anything
+else is a bug: one line too, and ``RECALLBENCH_DEBUG=1`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import NoReturn
+
+from recallbench.errors import InputError, UsageError
+
+USER_ERROR = 2
+INTERNAL_ERROR = 1
+INTERRUPTED = 130
+DEBUG_ENV = "RECALLBENCH_DEBUG"
+__all__ = ["UsageError", "handle_exception", "print_error", "print_warning", "Parser"]
+
+
+def error_line(message: str, prog: str = "recallbench") -> str:
+    """One physical line: newlines in a message (e.g. from a library) are folded."""
+    return f"{prog}: error: {' '.join(str(message).split())}"
+
+
+def print_error(message: str, prog: str = "recallbench") -> None:
+    print(error_line(message, prog), file=sys.stderr, flush=True)
+
+
+def print_warning(message: str) -> None:
+    print(f"recallbench: warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+
+
+def handle_exception(exc: BaseException, prog: str) -> int:
+    """Print ``exc`` as one line and return the exit status for it."""
+    if isinstance(exc, KeyboardInterrupt):
+        print_error("interrupted (rerun the same command with --resume to finish)", prog)
+        return INTERRUPTED
+    if isinstance(exc, (UsageError, InputError)):
+        print_error(str(exc), prog)
+        return USER_ERROR
+    if isinstance(exc, OSError) and exc.filename:
+        # disk full, read-only folder, missing file: the user can act on it
+        print_error(f"{exc.filename}: {exc.strerror or exc}", prog)
+        return USER_ERROR
+    if os.environ.get(DEBUG_ENV):
+        traceback.print_exception(exc)
+    print_error(f"internal error: {type(exc).__name__}: {exc} "
+                f"(set {DEBUG_ENV}=1 for the traceback)", prog)
+    return INTERNAL_ERROR
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line (argparse prints the usage block too)."""
+
+    def error(self, message: str) -> NoReturn:
+        print_error(f"{message} (see {self.prog} --help)", self.prog)
+        sys.exit(USER_ERROR)

@@ -1,0 +1,226 @@
+"""``recallbench run`` (compare agents on a suite) and ``recallbench demo`` (the README's main job:
+generate small default suites, compare the baselines and the memory agents, write a report).
+
+Both check everything before work (``cli.checks``): agent names, agent arguments, the frame
+budget, run folders recorded with other settings. Both exit 1 when nothing was scored, and
+print partial failure as warnings with counts (also in comparison.json and report.html).
+Imports nothing heavy at module level so ``recallbench --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from recallbench.cli.checks import check_frames, check_positive, plan_agents, split_names
+from recallbench.cli.errors import print_warning
+from recallbench.errors import UsageError
+
+# --- the demo's suites and agents -------------------------------------------------------------
+DEMO_SCENEMEM_AGENTS = ["oracle", "blind", "do-nothing", "random", "hierarchical"]
+DEMO_FINDINGDORY_AGENTS = ["oracle", "blind", "random", "recency", "text-memory"]
+# Small but complete: every scenario still records three camera videos and verifies its probes.
+DEMO_SCENEMEM_SCENARIOS = 2
+DEMO_SCENEMEM_KNOBS: dict[str, Any] = {"tasks": 4, "pick_place": 3, "size": 128,
+                                       "use_camera_obs": False, "max_steps": 600}
+DEMO_FINDINGDORY_EPISODES = 1
+DEMO_FINDINGDORY_KNOBS: dict[str, Any] = {"interactions": 3, "steps": 1200, "width": 120,
+                                          "height": 160, "subsample": 48, "distractors": 4}
+DEMO_FRAMES = 48
+# Offline text memory: captions from the suite's privileged annotations, answered by MiniLM.
+DEMO_TEXT_MEMORY_ARGS = {
+    "answerer": "embedding",
+    "captioner": "recallbench.agents.annotation_captions:AnnotationCaptioner",
+}
+
+
+def parse_agent_args(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    """``AGENT.KEY=VALUE`` pairs -> {agent: {key: value}}; values are JSON when they parse."""
+    from recallbench.cli.checks import parse_key_values
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, value in parse_key_values("--agent-arg", pairs).items():
+        agent, dot, key = name.rpartition(".")
+        if not dot or not agent or not key:
+            raise UsageError("--agent-arg", f"expected AGENT.KEY=VALUE, got {name!r}")
+        out.setdefault(agent, {})[key] = value
+    return out
+
+
+def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -> int:
+    """Exit status: 1 when nothing (or, for the demo, some benchmark) was scored."""
+    from recallbench.cli.errors import print_error
+    from recallbench.run.compare import scored_agents
+
+    for warning in comparison["warnings"]:
+        print_warning(warning)
+    empty = [b for b, block in comparison["benchmarks"].items()
+             if not any(a["status"] == "ok" and a["n"] > 0 for a in block["agents"])]
+    print(f"report: {out / 'report.html'}")
+    if scored_agents(comparison) == 0:
+        print_error("no agent produced a score (see the warnings above)")
+        return 1
+    if need_every_benchmark and empty:
+        print_error(f"no score on {', '.join(empty)} (see the warnings above)")
+        return 1
+    return 0
+
+
+def _handle_run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.run.compare import CompareOptions, compare, detect_suites
+
+    by_bench = {b: split_names(v) for b, v in (("scenemem", args.scenemem_agents),
+                                               ("findingdory", args.findingdory_agents)) if v}
+    agents = split_names(args.agents)
+    if not agents and not by_bench:
+        raise UsageError("--agents", "required (or --scenemem-agents/--findingdory-agents)")
+    for flag, value in (("--workers", args.workers), ("--max-steps", args.max_steps),
+                        ("--test-timeout", args.test_timeout), ("--limit", args.limit)):
+        check_positive(flag, value)
+    suites = detect_suites(args.suite)
+    for bench in by_bench:
+        if bench not in suites:
+            raise UsageError(f"--{bench}-agents", f"no {bench} suite in {args.suite}")
+    if "findingdory" in suites:
+        from recallbench.benchmarks.findingdory.data import load_suite
+
+        check_frames(args.frames, load_suite(suites["findingdory"]).cases)
+    agent_args = parse_agent_args(args.agent_arg)
+    plan = plan_agents(suites, agents, by_bench, agent_args, args.seed)
+    opts = CompareOptions(
+        workers=args.workers or os.cpu_count() or 1, max_steps=args.max_steps,
+        frames=args.frames, limit=args.limit, seed=args.seed, test_timeout=args.test_timeout,
+        agent_args=agent_args, quiet_runs=args.quiet, overwrite=args.overwrite)
+    console = Console(stderr=True)
+    comparison = compare(suites, plan, args.out, opts, console=console, suite=args.suite)
+    return _finish(comparison, Path(args.out), need_every_benchmark=False)
+
+
+# --- demo ------------------------------------------------------------------------------------
+def _demo_suites(suites: Path, workers: int, seed: int = 0) -> list[str]:
+    """Both demo suites through the generator's own machinery, once. A suite made with other
+    knobs (an older recallbench) is made again. Returns the benchmarks (re)generated now."""
+    from rich.console import Console
+
+    from recallbench.errors import InputError
+    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+    from recallbench.generate.scenemem import ScenememKnobs
+    from recallbench.generate.suite import check_suite_file, run_suite
+
+    console = Console(stderr=True)
+    plan = (
+        ("scenemem", DEMO_SCENEMEM_SCENARIOS,
+         ScenememKnobs.from_dict(DEMO_SCENEMEM_KNOBS).to_dict()),
+        ("findingdory", DEMO_FINDINGDORY_EPISODES,
+         FindingDoryKnobs(**DEMO_FINDINGDORY_KNOBS).to_dict()),
+    )
+    made = []
+    for bench, n, knobs in plan:
+        out = suites / bench
+        try:
+            check_suite_file(out, bench, seed, n, knobs)
+        except InputError:  # the demo owns this folder: an old suite is replaced
+            console.print(f"the demo's {bench} suite was made with other settings: remaking it")
+            shutil.rmtree(out)
+        if (out / ".complete").is_file():
+            continue
+        console.print(f"generating the demo's {bench} suite in {out} (once; reused afterwards)")
+        status = run_suite(bench, out, n, seed, knobs, workers, console=console)
+        made.append(bench)
+        if status == 0:
+            (out / ".complete").touch()
+        else:
+            print_warning(f"some {bench} items failed to generate (see {out}/error_*.txt); "
+                          "comparing on the rest; rerun the demo to retry them")
+    return made
+
+
+def _handle_demo(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.agents.embeddings import embeddings_available
+    from recallbench.run.compare import CompareOptions, compare, detect_suites
+
+    check_positive("--workers", args.workers)
+    out = Path(args.out)
+    workers = args.workers or os.cpu_count() or 1
+    made = _demo_suites(out / "suites", workers)
+    comparison_dir = out / "comparison"
+    for bench in made:  # runs on a suite that changed are redone, never mixed
+        shutil.rmtree(comparison_dir / bench, ignore_errors=True)
+    suites = detect_suites(out / "suites")
+    fd_agents = list(DEMO_FINDINGDORY_AGENTS)
+    agent_args: dict[str, dict[str, Any]] = {"text-memory": dict(DEMO_TEXT_MEMORY_ARGS)}
+    if not embeddings_available():
+        print_warning("the embeddings extra is not installed (pip install "
+                      "'recallbench[embeddings]'): text-memory is left out")
+        fd_agents.remove("text-memory")
+        agent_args = {}
+    by_bench = {"scenemem": DEMO_SCENEMEM_AGENTS, "findingdory": fd_agents}
+    by_bench = {b: names for b, names in by_bench.items() if b in suites}
+    plan = plan_agents(suites, [], by_bench, agent_args, seed=0)
+    opts = CompareOptions(workers=workers, frames=DEMO_FRAMES, agent_args=agent_args,
+                          quiet_runs=True, overwrite=True)
+    comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
+                         suite=out / "suites")
+    missing = [b for b in ("scenemem", "findingdory") if b not in suites]
+    if missing:
+        comparison["warnings"].append(f"no {', '.join(missing)} suite could be generated")
+        comparison["benchmarks"].update({b: {"agents": []} for b in missing})
+    return _finish(comparison, comparison_dir, need_every_benchmark=True)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help="compare agents on a suite (one table per benchmark, with 95%% intervals)",
+        description=(
+            "Run each agent through the benchmark runners on the SceneMem and/or FindingDory "
+            "suite found in --suite, then write comparison.json, a PNG chart per benchmark and "
+            "report.html to --out. Rerunning the command resumes unfinished agents; an agent "
+            "folder recorded with other settings is refused unless --overwrite."
+        ),
+    )
+    run.add_argument("--suite", required=True,
+                     help="suite folder (combo_* scenarios, qa.json, or scenemem/ + findingdory/)")
+    run.add_argument("--agents", default="",
+                     help="comma-separated agent names for every benchmark, e.g. "
+                          "oracle,blind,random,recency")
+    run.add_argument("--scenemem-agents", default=None, help="override the list for SceneMem")
+    run.add_argument("--findingdory-agents", default=None,
+                     help="override the list for FindingDory")
+    run.add_argument("--out", required=True, help="comparison folder")
+    run.add_argument("--overwrite", action="store_true",
+                     help="redo agent runs in --out that were recorded with other settings")
+    run.add_argument("--agent-arg", action="append", default=[], metavar="AGENT.KEY=VALUE",
+                     help="constructor argument of a FindingDory agent (JSON value), repeatable;"
+                          " e.g. vlm.model=NAME, text-memory.captioner=module:Class")
+    run.add_argument("--workers", type=int, default=None,
+                     help="SceneMem worker processes (default: one per core)")
+    run.add_argument("--max-steps", type=int, default=None,
+                     help="SceneMem steps per test (default: the spec's, else 1500)")
+    run.add_argument("--test-timeout", type=float, default=None, help="SceneMem s per test")
+    run.add_argument("--frames", type=int, default=96, help="FindingDory frame budget K")
+    run.add_argument("--limit", type=int, default=None, help="FindingDory: first N cases only")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--quiet", action="store_true",
+                     help="one line per agent; the runners' output goes to its console.log")
+    run.set_defaults(func=_handle_run)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="generate small suites, compare baselines and memory agents, write a report",
+        description=(
+            "The main job: generates the small default SceneMem and FindingDory suites in "
+            "OUT/suites (once; reused afterwards, remade when their settings changed), then "
+            "compares the baselines and the memory agents and prints where the report is."
+        ),
+    )
+    demo.add_argument("--out", default="runs/demo", help="demo folder (default runs/demo)")
+    demo.add_argument("--workers", type=int, default=None, help="default: one per core")
+    demo.set_defaults(func=_handle_demo)
