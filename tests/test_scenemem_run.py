@@ -431,10 +431,16 @@ def test_a_policy_written_for_the_card_runs_unchanged(tmp_path):
     assert json.loads((tmp_path / "r2.json").read_text()) == results
 
 
-def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path):
+def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
+    """SIGINT arrives in a known state, never by the clock: one test recorded and the next one
+    under way, held there by a gate (the run cannot finish before the signal)."""
     data = random_data(tmp_path / "data", n=6)
     out, run_dir = tmp_path / "r.json", tmp_path / "r_run"
-    args = ["--data_dir", str(data), "--policy", policy("SlowRandomWalk"), "--max_steps", "30"]
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (gate / "closed").touch()
+    monkeypatch.setenv("RB_GATE", str(gate))
+    args = ["--data_dir", str(data), "--policy", policy("GatedRandomWalk"), "--max_steps", "30"]
     proc = subprocess.Popen(
         [RECALLBENCH, "scenemem", *args, "--out", str(out), "--workers", "1"],
         stdout=subprocess.DEVNULL,
@@ -444,7 +450,10 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path):
     )
     try:
         deadline = time.monotonic() + 120
-        while not records(run_dir) and time.monotonic() < deadline:
+        while time.monotonic() < deadline and not (
+            records(run_dir) and len(list(gate.glob("started_*"))) >= 2
+        ):
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
@@ -453,8 +462,8 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130
     assert f"recallbench scenemem --resume {run_dir}" in err.replace("\n", "")
-    done = records(run_dir)
-    assert 1 <= len(done) < 6
+    assert len(records(run_dir)) == 1
+    (gate / "closed").unlink()
     run_cli("--resume", str(run_dir), "--workers", "2")
     assert len(records(run_dir)) == 6
     assert json.loads(out.read_text())["summary"]["total"] == 6

@@ -71,6 +71,24 @@ class SlowRandomWalk(RandomWalk):
     delay = 0.02
 
 
+class GatedRandomWalk(RandomWalk):
+    """A random walk whose second and later tests wait while ``$RB_GATE/closed`` exists, so a
+    test can interrupt a run in a known state (one test recorded, the next under way) without
+    racing the clock. Each test drops ``$RB_GATE/started_<pid>_<n>`` when it starts."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        super().reset(instruction, video_paths)
+        gate = os.environ["RB_GATE"]
+        self.started = len([n for n in os.listdir(gate) if n.startswith("started_")]) + 1
+        open(os.path.join(gate, f"started_{os.getpid()}_{self.started}"), "w").close()
+
+    def get_action(self, env: Any) -> np.ndarray:
+        closed = os.path.join(os.environ["RB_GATE"], "closed")
+        while self.started > 1 and os.path.exists(closed):
+            time.sleep(0.01)
+        return super().get_action(env)
+
+
 class Faulty(BasePolicy):
     """Misbehaves as the probed category says: each test exercises one fault."""
 

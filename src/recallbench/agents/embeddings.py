@@ -27,12 +27,18 @@ def embeddings_available() -> bool:
 
 
 class MiniLMEmbedder:
-    """Unit-norm sentence embeddings: ``embed(texts) -> (n, 384) float32``; cosine = dot."""
+    """Unit-norm sentence embeddings: ``embed(texts) -> (n, 384) float32``; cosine = dot.
+
+    Each distinct text is encoded once, alone, and remembered: every question about a video
+    shares its chunk captions, so a run encodes each caption once instead of once per question
+    (the demo's 90 questions went from ~120 s to a few seconds), and a text's vector never
+    depends on what it was batched with."""
 
     def __init__(self, device: str = "cpu") -> None:
         self.device = device
         self._model: Any = None
         self._lock = threading.Lock()
+        self._memo: dict[str, np.ndarray] = {}
 
     def _load(self) -> Any:
         with self._lock:
@@ -54,13 +60,12 @@ class MiniLMEmbedder:
             return np.zeros((0, 384), np.float32)
         model = self._load()
         with self._lock:  # one forward pass at a time: torch already uses every core
-            vectors = model.encode(
-                list(texts),
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return np.asarray(vectors, dtype=np.float32)
+            for text in dict.fromkeys(texts):
+                if text not in self._memo:
+                    vector = model.encode([text], normalize_embeddings=True,
+                                          convert_to_numpy=True, show_progress_bar=False)
+                    self._memo[text] = np.asarray(vector[0], dtype=np.float32)
+            return np.stack([self._memo[t] for t in texts])
 
     def manifest(self) -> dict[str, str]:
         from importlib import metadata

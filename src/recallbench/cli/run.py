@@ -17,7 +17,7 @@ from typing import Any
 
 from recallbench.cli.checks import check_frames, check_positive, plan_agents, split_names
 from recallbench.cli.errors import print_warning
-from recallbench.errors import UsageError
+from recallbench.errors import InputError, UsageError
 
 # --- the demo's suites and agents -------------------------------------------------------------
 DEMO_SCENEMEM_AGENTS = ["oracle", "blind", "do-nothing", "random", "hierarchical"]
@@ -136,7 +136,7 @@ def _demo_suites(suites: Path, workers: int, seed: int = 0) -> list[str]:
             (out / ".complete").touch()
         else:
             print_warning(f"some {bench} items failed to generate (see {out}/error_*.txt); "
-                          "comparing on the rest; rerun the demo to retry them")
+                          "the demo goes on with the rest; rerun it to retry them")
     return made
 
 
@@ -153,7 +153,10 @@ def _handle_demo(args: argparse.Namespace) -> int:
     comparison_dir = out / "comparison"
     for bench in made:  # runs on a suite that changed are redone, never mixed
         shutil.rmtree(comparison_dir / bench, ignore_errors=True)
-    suites = detect_suites(out / "suites")
+    try:
+        suites = detect_suites(out / "suites")
+    except InputError:  # neither suite could be generated: said below, with the report
+        suites = {}
     fd_agents = list(DEMO_FINDINGDORY_AGENTS)
     agent_args: dict[str, dict[str, Any]] = {"text-memory": dict(DEMO_TEXT_MEMORY_ARGS)}
     if not embeddings_available():
@@ -166,12 +169,11 @@ def _handle_demo(args: argparse.Namespace) -> int:
     plan = plan_agents(suites, [], by_bench, agent_args, seed=0)
     opts = CompareOptions(workers=workers, frames=DEMO_FRAMES, agent_args=agent_args,
                           quiet_runs=True, overwrite=True)
-    comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
-                         suite=out / "suites")
     missing = [b for b in ("scenemem", "findingdory") if b not in suites]
-    if missing:
-        comparison["warnings"].append(f"no {', '.join(missing)} suite could be generated")
-        comparison["benchmarks"].update({b: {"agents": []} for b in missing})
+    warnings = [f"no {b} suite could be generated (see {out / 'suites' / b})" for b in missing]
+    comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
+                         suite=out / "suites", warnings=warnings)
+    comparison["benchmarks"].update({b: {"agents": []} for b in missing})
     return _finish(comparison, comparison_dir, need_every_benchmark=True)
 
 

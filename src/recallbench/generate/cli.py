@@ -114,8 +114,6 @@ def _findingdory(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str) -> int:
-    from rich.console import Console
-    from rich.markup import escape
+    from recallbench.errors import UsageError
 
-    Console(stderr=True).print(f"[red]error[/red] {escape(message)}", highlight=False)
-    return 2
+    raise UsageError("", message)

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from recallbench.errors import InputError
+from recallbench.errors import InputError, UsageError
 from recallbench.io import write_json_atomic
 
 SUITE_FILE = "suite.json"
@@ -124,15 +124,10 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
     if benchmark not in BENCHMARKS:
         raise ValueError(f"benchmark must be one of {BENCHMARKS}")
     if n < 1:
-        console.print("[red]error[/red] --n must be >= 1")
-        return 2
+        raise UsageError("--n", f"must be >= 1, got {n}")
     out_dir = Path(out).resolve()
+    check_suite_file(out_dir, benchmark, seed, n, knobs)
     out_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        check_suite_file(out_dir, benchmark, seed, n, knobs)
-    except InputError as exc:
-        console.print(f"[red]error[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        return 2
     write_suite_file(out_dir, benchmark, seed, n, knobs)
     pending = [i for i in range(n) if not item_complete(benchmark, out_dir, i)]
     errors: dict[int, str] = {}
@@ -174,6 +169,10 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
                       soft_wrap=True)
     done_n = len(manifest["items"])
     console.print(f"{done_n}/{n} {benchmark} items in {out_dir}")
+    if errors:
+        console.print(f"[yellow]warning[/yellow]: {len(errors)} of {len(pending)} {benchmark} "
+                      f"items failed (tracebacks in {out_dir}/error_*.txt); rerun to retry them",
+                      highlight=False, soft_wrap=True)
     if benchmark == "scenemem":
         t = manifest["totals"]
         console.print(f"{t['probes']} probes ({t['dropped_probes']} dropped by verification), "

@@ -18,6 +18,8 @@ th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
 th:first-child, td:first-child, th:last-child, td:last-child { text-align: left; }
 th { background: #f3f3f3; } .meta { color: #666; font-size: 0.85em; }
 img { max-width: 100%; border: 1px solid #eee; }
+.warn { background: #fff4e5; border: 1px solid #f0b46c; padding: 0.5em 1em; margin: 1em 0; }
+.warn ul { margin: 0.3em 0; padding-left: 1.2em; }
 """
 
 
@@ -41,6 +43,11 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path]) -> str:
         f"{html.escape(str(comparison.get('created')))} &middot; intervals are 95% percentile "
         "bootstrap intervals over instances (2,000 resamples)</p>",
     ]
+    warnings = comparison.get("warnings") or []
+    if warnings:  # partial failure is shown first, with counts, never only in a log
+        items = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
+        parts.append(f"<div class='warn'><strong>{len(warnings)} warning"
+                     f"{'s' if len(warnings) > 1 else ''}</strong><ul>{items}</ul></div>")
     for bench, block in comparison["benchmarks"].items():
         header, rows = table_rows(block)
         parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")

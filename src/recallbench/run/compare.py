@@ -248,7 +248,9 @@ def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
     result.metrics = {m: overall[m] for m in FINDINGDORY_METRICS if m in overall}
     result.extra = {"failures": overall.get("failures", {})}
     unanswered = no_answer_records(out_dir / RECORDS)
-    if result.n and len(unanswered) >= result.n:  # nothing answered: a broken agent, not 0%
+    if result.n == 0:
+        result.status, result.note = "failed", "no case to score: the suite has no questions"
+    elif len(unanswered) >= result.n:  # nothing answered: a broken agent, not 0%
         first = unanswered[0]
         cause = next((f"{k}: {first[k]}" for k in first if k.endswith("_error") and first[k]),
                      "no answer recorded")
@@ -348,10 +350,12 @@ def clear_stale(suites: dict[str, Path], plan: dict[str, list[Planned]], out: Pa
 
 def compare(suites: dict[str, Path], plan: dict[str, list[Planned]], out: str | Path,
             opts: CompareOptions | None = None, console: Console | None = None,
-            suite: str | Path | None = None) -> dict[str, Any]:
+            suite: str | Path | None = None,
+            warnings: list[str] | None = None) -> dict[str, Any]:
     """Run every planned agent on its benchmark's suite; write comparison.json, charts and
     report.html under ``out``; return the comparison. ``plan`` comes from the command line's
-    checks (``recallbench.cli.checks.plan_agents``): names resolved, agents built."""
+    checks (``recallbench.cli.checks.plan_agents``): names resolved, agents built. ``warnings``
+    the caller already has (e.g. a suite that could not be generated) lead the report's."""
     opts = opts or CompareOptions()
     console = console or Console(stderr=True)
     out = Path(out)
@@ -373,7 +377,7 @@ def compare(suites: dict[str, Path], plan: dict[str, list[Planned]], out: str | 
             "primary": metrics[0],
             "agents": results,
         }
-    comparison["warnings"] = comparison_warnings(comparison)
+    comparison["warnings"] = [*(warnings or []), *comparison_warnings(comparison)]
     write_json_atomic(out / "comparison.json", comparison)
     from recallbench.report.compare import print_comparison, write_report
 

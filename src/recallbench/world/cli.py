@@ -22,9 +22,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _check(args: argparse.Namespace) -> int | None:
-    if args.seed < 0 or args.style < 0:
-        print("error: --seed and --style must be >= 0")
-        return 2
+    from recallbench.errors import UsageError
+
+    for flag, value in (("--seed", args.seed), ("--style", args.style)):
+        if value < 0:
+            raise UsageError(flag, f"must be >= 0, got {value}")
     return None
 
 

