@@ -283,12 +283,21 @@ def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
     )
     summary = tmp_path / "summary.json"
     code = main(["findingdory", "score", "--data", str(VAL), "--predictions", str(preds),
-                 "--out", str(summary)])  # fmt: skip
+                 "--out", str(summary), "--subset"])  # fmt: skip
     assert code == 0
     s = json.loads(summary.read_text())
     assert s["cases_recorded"] == 4 and s["overall"]["hl_sr"]["value"] == 0.5
     assert s["overall"]["failures"] == {"response_error": 1, "out_of_bounds_pred": 1}
-    assert "5872 cases have no prediction" in capsys.readouterr().out
+    assert "5872 of 5876 cases have no prediction: not scored" in capsys.readouterr().out
+    # Without --subset every case is scored, a missing prediction as a failure (finding 8).
+    code = main(["findingdory", "score", "--data", str(VAL), "--predictions", str(preds),
+                 "--out", str(summary)])  # fmt: skip
+    assert code == 0
+    s = json.loads(summary.read_text())
+    assert s["cases_scored"] == 5876 and s["missing"] == 5872
+    assert s["overall"]["hl_sr"]["value"] == pytest.approx(2 / 5876)
+    assert s["overall"]["failures"]["missing"] == 5872
+    assert "counted as failures" in capsys.readouterr().out
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 0, "frame_indices": [1]}\n{"frame_indices": [2]}\n')
     assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(bad)]) == 2

@@ -17,11 +17,16 @@ def _handle_score(args: argparse.Namespace) -> int:
     console = Console()
     scoring = "official" if args.official else args.scoring
     try:
-        summary = score_run(args.run, scoring=scoring)
+        summary = score_run(args.run, scoring=scoring, subset=args.subset)
     except InputError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2
     print_summary(summary, summary["metrics"], console=console)
+    if summary.get("missing"):
+        console.print(
+            f"[yellow]warning: {summary['missing']} of {summary['cases_scored']} planned cases "
+            "have no record and count as failures (--subset scores only recorded ones)[/yellow]"
+        )
     console.print(f"scoring={summary['scoring']}; wrote {Path(args.run) / 'summary.json'}")
     return 0
 
@@ -53,6 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="default: the run's own setting",
     )
     score.add_argument("--official", action="store_true", help="same as --scoring official")
+    score.add_argument(
+        "--subset",
+        action="store_true",
+        help="score only recorded cases (default: a planned case without a record fails)",
+    )
     score.set_defaults(func=_handle_score)
     report = subparsers.add_parser("report", help="print a scored run's tables")
     report.add_argument("run", help="run directory")

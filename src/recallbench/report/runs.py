@@ -31,8 +31,10 @@ def _finite(value: Any) -> Any:
 
 
 def findingdory_rows(
-    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None
+    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None, subset: bool = False
 ) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
+    """Rows for the run's planned cases (the first ``cases`` of the suite, as ``--limit`` ran
+    them); a planned case without a record is a failure unless ``subset``."""
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.evaluate import score_records
     from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
@@ -42,7 +44,10 @@ def findingdory_rows(
         suite = load_suite(manifest["data"])
         if manifest.get("data_sha256") and suite.sha256 != manifest["data_sha256"]:
             raise InputError(manifest["data"], None, "data changed since the run (sha256 differs)")
-    rows = score_records(suite, completed(run_dir / RECORDS), scoring=scoring)  # type: ignore[arg-type]
+    planned = manifest.get("cases")
+    cases = suite.cases[:planned] if isinstance(planned, int) else suite.cases
+    records = completed(run_dir / RECORDS)
+    rows = score_records(suite, records, scoring=scoring, cases=cases, subset=subset)  # type: ignore[arg-type]
     return rows, METRICS, NA_REASONS
 
 
@@ -50,9 +55,18 @@ SCORERS = {"findingdory": findingdory_rows}
 
 
 def score_run(
-    run_dir: str | Path, *, scoring: str | None = None, suite: Any = None, seed: int = 0
+    run_dir: str | Path,
+    *,
+    scoring: str | None = None,
+    suite: Any = None,
+    seed: int = 0,
+    subset: bool = False,
 ) -> dict[str, Any]:
-    """Re-score a run; ``scoring`` overrides the manifest's (e.g. "official")."""
+    """Re-score a run; ``scoring`` overrides the manifest's (e.g. "official").
+
+    Planned cases without a record count as failures (``missing`` in the summary); ``subset``
+    scores only the recorded ones.
+    """
     run_dir = Path(run_dir)
     if not (run_dir / "manifest.json").is_file():
         raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
@@ -61,7 +75,7 @@ def score_run(
     if benchmark not in SCORERS:
         raise InputError(run_dir / "manifest.json", "benchmark", f"no scorer for {benchmark!r}")
     scoring = scoring or manifest.get("scoring") or "published"
-    rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite)
+    rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite, subset)
     summary = summarize(rows, metrics, na_reasons=reasons, seed=seed)
     summary.update(
         benchmark=benchmark,
@@ -69,7 +83,10 @@ def score_run(
         agent=manifest.get("agent"),
         frames=manifest.get("frames"),
         cases_total=manifest.get("cases"),
-        cases_recorded=len(rows),
+        cases_scored=len(rows),
+        cases_recorded=sum(r.get("failure") != "missing" for r in rows),
+        missing=sum(r.get("failure") == "missing" for r in rows),
+        subset=subset,
         metrics=list(metrics),
     )
     write_json_atomic(run_dir / SUMMARY, _finite(summary))

@@ -183,7 +183,7 @@ def _handle_score(args: argparse.Namespace) -> int:
         records = {}
         for case in suite.cases:
             if case.id not in preds:
-                continue
+                continue  # scored as a failure (missing) unless --subset
             p = preds[case.id]
             offered = p.get("offered_frames")
             if offered is None:
@@ -195,19 +195,30 @@ def _handle_score(args: argparse.Namespace) -> int:
                 "frame_indices": p.get("frame_indices"),
                 "response": p.get("response"),
             }
-        rows = score_records(suite, records, scoring=args.scoring)
+        rows = score_records(suite, records, scoring=args.scoring, subset=args.subset)
         summary = summarize(rows, METRICS, na_reasons=NA_REASONS)
+        missing = len(suite.cases) - len(records)
         summary.update(
             scoring=args.scoring,
             frames=args.frames,
             cases_total=len(suite.cases),
-            cases_recorded=len(rows),
+            cases_recorded=len(records),
+            cases_scored=len(rows),
+            missing=missing,
+            subset=args.subset,
             predictions=str(args.predictions),
         )
-        missing = len(suite.cases) - len(rows)
         print_summary(summary, METRICS, console=console)
         if missing:
-            console.print(f"[yellow]{missing} cases have no prediction (not counted)[/yellow]")
+            how = (
+                "not scored (--subset)"
+                if args.subset
+                else "counted as failures (--subset scores only predicted cases)"
+            )
+            console.print(
+                f"[yellow]warning: {missing} of {len(suite.cases)} cases have no "
+                f"prediction: {how}[/yellow]"
+            )
         if args.out:
             write_json_atomic(args.out, _finite(summary))
     except InputError as exc:
@@ -277,5 +288,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="K the predictions' positions refer to (default 96)",
     )
     score.add_argument("--scoring", choices=("published", "official"), default="published")
+    score.add_argument(
+        "--subset",
+        action="store_true",
+        help="score only the cases that have a prediction (default: a missing one fails)",
+    )
     score.add_argument("--out", help="write the summary JSON here")
     score.set_defaults(func=_handle_score)
