@@ -169,7 +169,7 @@ def relaxed_published(pred: list[list[int]], gt: list[list[int]]) -> float:
     if len(pred) != len(gt):
         return 0.0
     score = 1.0
-    for p, g in zip(pred, gt):
+    for p, g in zip(pred, gt, strict=True):
         if not p and not g:
             continue
         if not p or not g:
@@ -183,7 +183,7 @@ def relaxed_official(pred: list[list[int]], gt: list[list[int]]) -> float:
     if not pred or not gt or len(pred) != len(gt):
         return 0.0
     precisions = [
-        sum(x in g for x in p) / len(p) for p, g in zip(pred, gt) if len(p) and len(g)
+        sum(x in g for x in p) / len(p) for p, g in zip(pred, gt, strict=True) if len(p) and len(g)
     ]
     return float(np.prod(precisions))
 
