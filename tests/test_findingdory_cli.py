@@ -382,3 +382,22 @@ def test_faulty_agent_fails_cases_not_the_run(suite_dir: Path, tmp_path: Path) -
     assert "nan" in by_id["ep_a-3"]["info"]["unloggable_info"]
     failures = summary_of(out)["overall"]["failures"]
     assert failures["response_error"] == 6  # kinds 0, 1, 2 in both episodes
+
+
+@pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+def test_rescoring_a_run_counts_unrecorded_cases_as_missing(tmp_path: Path, capsys) -> None:
+    """Finding 8 for `recallbench score RUN`: a planned case without a record (an interrupted
+    run) fails and is reported as missing; --subset scores the recorded ones only."""
+    out = tmp_path / "r"
+    assert run("--data", str(VAL), "--agent", "oracle", "--out", str(out), "--limit", "6") == 0
+    log = out / "runlog.jsonl"
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:3]))
+    capsys.readouterr()
+    assert main(["score", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["cases_scored"], s["cases_recorded"], s["missing"]) == (6, 3, 3)
+    assert s["overall"]["failures"]["missing"] == 3
+    assert "3 of 6 planned cases have no record" in capsys.readouterr().out
+    assert main(["score", str(out), "--subset"]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["cases_scored"], s["missing"], s["overall"]["hl_sr"]["n"]) == (3, 0, 3)

@@ -51,6 +51,7 @@ class ScenememConfig:
     test_timeout: float | None = None
     thresholds: dict[str, float] = field(default_factory=lambda: asdict(Thresholds()))
     policy_paths: list[str] = field(default_factory=list)
+    camera_obs: bool = True  # robosuite: camera observations + offscreen renderer, as the card
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -283,6 +284,7 @@ def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int
         "thresholds": config.thresholds,
         "seed": seed,
         "run_seed": config.seed,
+        "camera_obs": config.camera_obs,
     }
 
 
