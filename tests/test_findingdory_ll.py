@@ -270,3 +270,34 @@ def test_ll_policies_load_by_name_or_module_path():
         load_ll_policy("teleport")
     with pytest.raises(ValueError, match="lacks reset"):
         load_ll_policy("collections:OrderedDict")
+
+
+def test_official_scoring_stops_at_the_start_when_hl_fails(suite, episode, worlds):
+    """Finding 7: in the official mode a misidentified answer is never driven to; the task
+    STOPs at the start pose (the policy is not asked), and the live verdict there equals the
+    stored one at the last frame. A correct answer is driven as usual."""
+    from recallbench.benchmarks.findingdory.ll_rollout import OFFICIAL_HL_FAILED, LLPhase
+    from recallbench.benchmarks.findingdory.scoring import score_case
+
+    last = episode.num_frames - 1
+    sat = episode.satisfied("full")
+    items = []
+    for case in suite.cases:
+        if case.num_targets != 1:
+            continue
+        cols = _cands(case, episode)[0]
+        wrong = np.flatnonzero(~sat[:, cols].any(1))
+        if len(wrong):
+            items.append((case, _record(case, [int(wrong[0])], episode.num_frames)))
+    right_case = next(c for c, _ in items if any(f >= 0 for f in c.answer[0]))
+    right = _record(right_case, [int(right_case.answer[0][0])], episode.num_frames)
+    phase = LLPhase(worlds.suite, SpinPolicy(), scoring="official", worlds=worlds)
+    records = phase.run_episode("ep_0", [*items, (right_case, right)])
+    for (case, _), rec in zip(items, records[:-1], strict=True):
+        ll = rec["ll"]
+        assert ll["note"] == OFFICIAL_HL_FAILED and ll["steps"] == 1 and ll["path_length"] == 0
+        start_ok = bool(sat[last, _cands(case, episode)[0]].any())
+        assert ll["success"] == start_ok
+        row = score_case(case, rec, episode=episode, scoring="official")
+        assert row["hl_sr"] == 0.0 and row["ll_sr"] == float(start_ok)
+    assert records[-1]["ll"]["steps"] == 1000  # the correct answer was driven (and spun)
