@@ -298,6 +298,10 @@ def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
     assert s["overall"]["hl_sr"]["value"] == pytest.approx(2 / 5876)
     assert s["overall"]["failures"]["missing"] == 5872
     assert "counted as failures" in capsys.readouterr().out
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(empty)]) == 2
+    assert "no predictions in the file" in " ".join(capsys.readouterr().out.split())
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 0, "frame_indices": [1]}\n{"frame_indices": [2]}\n')
     assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(bad)]) == 2

@@ -176,6 +176,8 @@ def _handle_score(args: argparse.Namespace) -> int:
     try:
         suite = load_suite(args.score_data)
         preds = read_predictions(Path(args.predictions))
+        if not preds:
+            raise InputError(args.predictions, None, "no predictions in the file")
         unknown = sorted(set(preds) - {c.id for c in suite.cases})
         if unknown:
             raise InputError(args.predictions, "id", f"ids not in the data: {unknown[:5]}")
