@@ -74,12 +74,13 @@ def _timed(fn, *args) -> float:
 def test_multi_megabyte_replies_parse_in_about_linear_time(reply: str) -> None:
     """Issue 14: 18 s on a 2.4 MB reply. Measured against a plain json.loads of a valid
     document of the same size, in the same run (a ratio, not an absolute time)."""
-    valid = json.dumps({"chain_of_thought": "x" * (len(reply) - 60), "frame_indices": [1]})
+    # a valid document of the same size and a similar shape: many small objects
+    valid = json.dumps([{"frame": i, "note": "seen"} for i in range(len(reply) // 30)])
     baseline = min(_timed(json.loads, valid) for _ in range(3))
     for parse in (parse_frame_indices, parse_official):
-        took = _timed(parse, reply)
+        took = min(_timed(parse, reply) for _ in range(2))
         assert parse(reply).frame_indices is None
-        assert took < 200 * baseline + 0.5, (parse.__name__, took, baseline)
+        assert took < 100 * baseline + 1.0, (parse.__name__, took, baseline)
     if reply.startswith("see"):  # an answer after all that prose is still found
         assert parse_frame_indices(reply + '{"frame_indices": [4]}').frame_indices == [4]
         assert parse_official(reply + '{"frame_indices": [4]}').frame_indices is None  # cut
