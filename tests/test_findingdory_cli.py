@@ -283,12 +283,25 @@ def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
     )
     summary = tmp_path / "summary.json"
     code = main(["findingdory", "score", "--data", str(VAL), "--predictions", str(preds),
-                 "--out", str(summary)])  # fmt: skip
+                 "--out", str(summary), "--subset"])  # fmt: skip
     assert code == 0
     s = json.loads(summary.read_text())
     assert s["cases_recorded"] == 4 and s["overall"]["hl_sr"]["value"] == 0.5
     assert s["overall"]["failures"] == {"response_error": 1, "out_of_bounds_pred": 1}
-    assert "5872 cases have no prediction" in capsys.readouterr().out
+    assert "5872 of 5876 cases have no prediction: not scored" in capsys.readouterr().out
+    # Without --subset every case is scored, a missing prediction as a failure (finding 8).
+    code = main(["findingdory", "score", "--data", str(VAL), "--predictions", str(preds),
+                 "--out", str(summary)])  # fmt: skip
+    assert code == 0
+    s = json.loads(summary.read_text())
+    assert s["cases_scored"] == 5876 and s["missing"] == 5872
+    assert s["overall"]["hl_sr"]["value"] == pytest.approx(2 / 5876)
+    assert s["overall"]["failures"]["missing"] == 5872
+    assert "counted as failures" in capsys.readouterr().out
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(empty)]) == 2
+    assert "no predictions in the file" in " ".join(capsys.readouterr().out.split())
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 0, "frame_indices": [1]}\n{"frame_indices": [2]}\n')
     assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(bad)]) == 2
@@ -373,3 +386,22 @@ def test_faulty_agent_fails_cases_not_the_run(suite_dir: Path, tmp_path: Path) -
     assert "nan" in by_id["ep_a-3"]["info"]["unloggable_info"]
     failures = summary_of(out)["overall"]["failures"]
     assert failures["response_error"] == 6  # kinds 0, 1, 2 in both episodes
+
+
+@pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+def test_rescoring_a_run_counts_unrecorded_cases_as_missing(tmp_path: Path, capsys) -> None:
+    """Finding 8 for `recallbench score RUN`: a planned case without a record (an interrupted
+    run) fails and is reported as missing; --subset scores the recorded ones only."""
+    out = tmp_path / "r"
+    assert run("--data", str(VAL), "--agent", "oracle", "--out", str(out), "--limit", "6") == 0
+    log = out / "runlog.jsonl"
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:3]))
+    capsys.readouterr()
+    assert main(["score", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["cases_scored"], s["cases_recorded"], s["missing"]) == (6, 3, 3)
+    assert s["overall"]["failures"]["missing"] == 3
+    assert "3 of 6 planned cases have no record" in capsys.readouterr().out
+    assert main(["score", str(out), "--subset"]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["cases_scored"], s["missing"], s["overall"]["hl_sr"]["n"]) == (3, 0, 3)

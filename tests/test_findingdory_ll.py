@@ -270,3 +270,67 @@ def test_ll_policies_load_by_name_or_module_path():
         load_ll_policy("teleport")
     with pytest.raises(ValueError, match="lacks reset"):
         load_ll_policy("collections:OrderedDict")
+
+
+def test_official_scoring_stops_at_the_start_when_hl_fails(suite, episode, worlds):
+    """Finding 7: in the official mode a misidentified answer is never driven to; the task
+    STOPs at the start pose (the policy is not asked), and the live verdict there equals the
+    stored one at the last frame. A correct answer is driven as usual."""
+    from recallbench.benchmarks.findingdory.ll_rollout import OFFICIAL_HL_FAILED, LLPhase
+    from recallbench.benchmarks.findingdory.scoring import score_case
+
+    last = episode.num_frames - 1
+    sat = episode.satisfied("full")
+    items = []
+    for case in suite.cases:
+        if case.num_targets != 1:
+            continue
+        cols = _cands(case, episode)[0]
+        wrong = np.flatnonzero(~sat[:, cols].any(1))
+        if len(wrong):
+            items.append((case, _record(case, [int(wrong[0])], episode.num_frames)))
+    right_case = next(c for c, _ in items if any(f >= 0 for f in c.answer[0]))
+    right = _record(right_case, [int(right_case.answer[0][0])], episode.num_frames)
+    phase = LLPhase(worlds.suite, SpinPolicy(), scoring="official", worlds=worlds)
+    records = phase.run_episode("ep_0", [*items, (right_case, right)])
+    for (case, _), rec in zip(items, records[:-1], strict=True):
+        ll = rec["ll"]
+        assert ll["note"] == OFFICIAL_HL_FAILED and ll["steps"] == 1 and ll["path_length"] == 0
+        start_ok = bool(sat[last, _cands(case, episode)[0]].any())
+        assert ll["success"] == start_ok
+        row = score_case(case, rec, episode=episode, scoring="official")
+        assert row["hl_sr"] == 0.0 and row["ll_sr"] == float(start_ok)
+    assert records[-1]["ll"]["steps"] == 1000  # the correct answer was driven (and spun)
+
+
+def test_generated_suite_metrics_agree_with_the_reference_scorer(suite, episode):
+    """Findings 4 and 5 on a generated suite: DTG-SR, SC-SR (both modes) and HL-SPL of every
+    single-goal case at every 5th frame, recallbench against tests/findingdory_reference.py."""
+    import findingdory_reference as ref
+    from recallbench.benchmarks.findingdory.scoring import score_case
+
+    kinds = [e.kind for e in episode.entities]
+    arrays = (episode.distance, episode.angle, episode.coverage, episode.in_room)
+    checked = 0
+    for case in suite.cases:
+        if case.num_targets != 1 or case.ep_id != "ep_0":
+            continue
+        cands = _cands(case, episode)[0]
+        for f in range(0, episode.num_frames, 5):
+            rec = _record(case, [f], episode.num_frames)
+            for mode, sc in (("published", "sc"), ("official", "sc_official")):
+                row = score_case(case, rec, episode=episode, scoring=mode)
+                for name, check in (("dtg_sr", "dtg"), ("sc_sr", sc), ("hl_sr", "full")):
+                    want = any(
+                        ref.predicate(kinds[e], *(float(a[f, e]) for a in arrays), check)
+                        for e in cands
+                    )
+                    assert row[name] == float(want), (case.id, f, mode, name)
+                spl = (
+                    ref.hl_spl_official(f, cands, kinds, *arrays, episode.start_distance)
+                    if row["hl_sr"]
+                    else 0.0
+                )
+                assert row["hl_spl"] == pytest.approx(spl), (case.id, f, mode)
+                checked += row["hl_sr"]
+    assert checked > 0  # some answers were valid, so HL-SPL was really compared

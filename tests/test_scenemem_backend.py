@@ -44,8 +44,8 @@ def test_env_kwargs_are_the_cards_with_cheap_rendering(scenario):
     # an explicit factory gets env_kwargs unchanged
     name, kw, is_robosuite = backend.env_kwargs(scenario)
     assert (name, kw, is_robosuite) == ("MiniKitchen", {"use_camera_obs": False}, False)
-    # robosuite: env_name inside env_kwargs wins (the card pops it there first); cameras on by
-    # default as on the card, offscreen renderer only with cameras, no horizon stop
+    # robosuite: env_name inside env_kwargs wins (the card pops it there first); cameras and the
+    # offscreen renderer on as the card sets them, whatever env_args say; no horizon stop
     args = {"env_name": "Outer", "env_kwargs": {"env_name": "Inner", "robots": "PandaOmron"}}
     name, kw, is_robosuite = backend.env_kwargs(with_args(args))
     assert name == "Inner" and is_robosuite
@@ -57,7 +57,11 @@ def test_env_kwargs_are_the_cards_with_cheap_rendering(scenario):
         "ignore_done": True,
     }
     args = {"env_name": "Door", "env_kwargs": {"use_camera_obs": False}}
-    assert backend.env_kwargs(with_args(args))[1]["has_offscreen_renderer"] is False
+    kw = backend.env_kwargs(with_args(args))[1]
+    assert kw["use_camera_obs"] is True and kw["has_offscreen_renderer"] is True
+    args = {"env_name": "Door", "env_kwargs": {"has_offscreen_renderer": True}}
+    kw = backend.env_kwargs(with_args(args), cameras=False)[1]  # --no_camera_obs
+    assert kw["use_camera_obs"] is False and kw["has_offscreen_renderer"] is False
     # the built-in world takes its own kwargs, untouched
     args = {"env_name": "RecallbenchKitchen", "env_kwargs": {"seed": 3}}
     assert backend.env_kwargs(with_args(args)) == ("RecallbenchKitchen", {"seed": 3}, False)

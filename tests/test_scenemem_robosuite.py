@@ -48,6 +48,9 @@ def test_card_loading_steps_and_success_rule_on_robosuite(data_dir):
     try:
         load_start(env, scenario)
         check_against_model(env, scenario)
+        # cameras and the offscreen renderer on, as the card creates the env, although the
+        # scenario's env_args say use_camera_obs False
+        assert env.use_camera_obs and env.has_offscreen_renderer
         sim, card = env.sim, Thresholds()
         assert sim.data.get_joint_qpos("Door_hinge") == pytest.approx(DOOR_START)
         assert env.action_dim == 12  # PandaOmron: arm, gripper, base, torso, mode

@@ -222,6 +222,9 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
     np.save(
         mini_scenario(data / "combo_006_badstate", good) / "env" / "start_state.npy", np.zeros(5)
     )
+    free_joint = mini_test("a", "bowl")
+    free_joint["fixture"]["joint_names"] = ["cabinet_door_hinge", "bowl_joint"]
+    mini_scenario(data / "combo_007_freejoint", [free_joint])
     out = tmp_path / "r.json"
     proc = run_cli(
         "--data_dir",
@@ -243,18 +246,39 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
     assert "combo_003_badjson/eval_spec.json: line 1: malformed JSON" in text
     assert "combo_004_novideo/videos/robot0_eye_in_hand.mp4: videos[2]" in text
     assert "combo_005_badjoint/eval_spec.json: tests[0].fixture.joint_names[0]" in text
-    assert "combo_006_badstate/env/start_state.npy: start state has 5 values" in text
+    # only hinge and slide joints open a fixture: a free joint is named, in one line
+    assert "combo_007_freejoint/eval_spec.json: tests[0].fixture.joint_names[1]" in text
+    assert "'bowl_joint' is a free joint" in text
+    # the spec of combo_006 parses but its env cannot be loaded: its test is recorded as
+    # failed with the error, and the totals count it
     results = json.loads(out.read_text())
-    assert [r["scenario"] for r in results["results"]] == ["combo_001_good"]
-    assert results["summary"] == {"total": 1, "memory": 1}
+    assert [r["scenario"] for r in results["results"]] == ["combo_001_good", "combo_006_badstate"]
+    assert results["summary"] == {"total": 2, "memory": 1}
+    bad = records(tmp_path / "r_run")["combo_006_badstate/a"]
+    assert bad["memory"] is False and "start state has 5 values" in bad["error"]
+    assert "env loading failed" in bad["error"]
     summary = json.loads((tmp_path / "r_run" / "summary.json").read_text())
     assert sorted(summary["scenario_errors"]) == [
         "combo_002_nospec",
         "combo_003_badjson",
         "combo_004_novideo",
         "combo_005_badjoint",
-        "combo_006_badstate",
+        "combo_007_freejoint",
     ]
+    assert summary["by_task"]["find_target"]["errors"] == 1
+
+
+def test_no_camera_obs_flag_is_recorded_in_the_run_config(tmp_path):
+    data = tmp_path / "data"
+    mini_scenario(data / "combo_001_good", [mini_test("a", "bowl")])
+    out = tmp_path / "r.json"
+    common = ("--data_dir", str(data), "--policy", policy("Oracle"), "--max_steps", "5")
+    run_cli(*common, "--out", str(out), "--no_camera_obs", "--workers", "1")
+    manifest = json.loads((tmp_path / "r_run" / "manifest.json").read_text())
+    assert manifest["config"]["camera_obs"] is False
+    run_cli(*common, "--out", str(tmp_path / "c.json"), "--workers", "1")
+    manifest = json.loads((tmp_path / "c_run" / "manifest.json").read_text())
+    assert manifest["config"]["camera_obs"] is True
 
 
 def test_one_worker_and_many_workers_give_identical_results(tmp_path):

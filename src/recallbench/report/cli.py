@@ -10,14 +10,18 @@ from pathlib import Path
 def _handle_score(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from recallbench.cli.errors import print_warning
     from recallbench.report.runs import score_run
     from recallbench.report.tables import print_summary
 
     console = Console()
     scoring = "official" if args.official else args.scoring
-    summary = score_run(args.run, scoring=scoring)
+    summary = score_run(args.run, scoring=scoring, subset=args.subset)
     slices = summary.get("slices", ["group", "category"])[:2]
     print_summary(summary, summary["metrics"], console=console, slices=slices)
+    if summary.get("missing"):
+        print_warning(f"{summary['missing']} of {summary['cases_scored']} planned cases have no "
+                      "record and count as failures (--subset scores only recorded ones)")
     console.print(f"scoring={summary['scoring']}; wrote {Path(args.run) / 'summary.json'}")
     return 0
 
@@ -54,6 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="default: the run's own setting",
     )
     score.add_argument("--official", action="store_true", help="same as --scoring official")
+    score.add_argument(
+        "--subset",
+        action="store_true",
+        help="score only recorded cases (default: a planned case without a record fails)",
+    )
     score.set_defaults(func=_handle_score)
     report = subparsers.add_parser("report", help="print a scored run's tables")
     report.add_argument("run", help="run directory")

@@ -31,8 +31,10 @@ def _finite(value: Any) -> Any:
 
 
 def findingdory_rows(
-    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None
+    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None, subset: bool = False
 ) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
+    """Rows for the run's planned cases (the first ``cases`` of the suite, as ``--limit`` ran
+    them); a planned case without a record is a failure unless ``subset``."""
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.evaluate import score_records
     from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
@@ -42,14 +44,19 @@ def findingdory_rows(
         suite = load_suite(manifest["data"])
         if manifest.get("data_sha256") and suite.sha256 != manifest["data_sha256"]:
             raise InputError(manifest["data"], None, "data changed since the run (sha256 differs)")
-    rows = score_records(suite, completed(run_dir / RECORDS), scoring=scoring)  # type: ignore[arg-type]
+    planned = manifest.get("cases")
+    cases = suite.cases[:planned] if isinstance(planned, int) else suite.cases
+    records = completed(run_dir / RECORDS)
+    rows = score_records(suite, records, scoring=scoring, cases=cases, subset=subset)  # type: ignore[arg-type]
     return rows, METRICS, NA_REASONS
 
 
 def scenemem_rows(
-    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None
+    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None,
+    subset: bool = False,
 ) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
-    """One row per recorded test: the card's memory success, sliced by fixture type and task."""
+    """One row per planned test: the card's memory success, sliced by fixture type and task. A
+    test the runner planned but never recorded (``missing_tests``) fails unless ``subset``."""
     rows = [
         {
             "memory_success": 1.0 if r.get("memory") else 0.0,
@@ -60,6 +67,9 @@ def scenemem_rows(
         }
         for r in completed(run_dir / "runlog.jsonl").values()
     ]
+    if not subset:
+        missing = _runner_summary(run_dir).get("missing_tests") or []
+        rows += [{"memory_success": 0.0, "failure": "missing"} for _ in missing]
     return rows, ("memory_success",), {}
 
 
@@ -75,12 +85,18 @@ def run_seed(manifest: dict[str, Any]) -> int:
 
 
 def score_run(
-    run_dir: str | Path, *, scoring: str | None = None, suite: Any = None,
+    run_dir: str | Path,
+    *,
+    scoring: str | None = None,
+    suite: Any = None,
     seed: int | None = None,
+    subset: bool = False,
 ) -> dict[str, Any]:
     """Re-score a run; ``scoring`` overrides the manifest's (e.g. "official"). The bootstrap
-    seed is the run's own unless given. What the runner already put in summary.json (e.g.
-    SceneMem's scenario errors and per-group counts) is kept; the scores are added to it."""
+    seed is the run's own unless given. Planned cases without a record count as failures
+    (``missing`` in the summary); ``subset`` scores only the recorded ones. What the runner
+    already put in summary.json (e.g. SceneMem's scenario errors and per-group counts) is kept;
+    the scores are added to it."""
     run_dir = Path(run_dir)
     if not (run_dir / "manifest.json").is_file():
         raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
@@ -89,7 +105,7 @@ def score_run(
     if benchmark not in SCORERS:
         raise InputError(run_dir / "manifest.json", "benchmark", f"no scorer for {benchmark!r}")
     scoring = scoring or manifest.get("scoring") or "published"
-    rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite)
+    rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite, subset)
     seed = run_seed(manifest) if seed is None else seed
     scores = summarize(rows, metrics, na_reasons=reasons, seed=seed, slices=SLICES[benchmark])
     summary = _runner_summary(run_dir)
@@ -103,7 +119,10 @@ def score_run(
         agent=manifest.get("agent") or (manifest.get("config") or {}).get("policy"),
         frames=manifest.get("frames"),
         cases_total=manifest.get("cases"),
-        cases_recorded=len(rows),
+        cases_scored=len(rows),
+        cases_recorded=sum(r.get("failure") != "missing" for r in rows),
+        missing=sum(r.get("failure") == "missing" for r in rows),
+        subset=subset,
         metrics=list(metrics),
         slices=list(SLICES[benchmark]),
         bootstrap_seed=seed,

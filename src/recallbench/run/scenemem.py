@@ -51,6 +51,7 @@ class ScenememConfig:
     test_timeout: float | None = None
     thresholds: dict[str, float] = field(default_factory=lambda: asdict(Thresholds()))
     policy_paths: list[str] = field(default_factory=list)
+    camera_obs: bool = True  # robosuite: camera observations + offscreen renderer, as the card
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -266,11 +267,11 @@ def _finish(
         "by_fixture_type": breakdown(records, "fixture_type"),
         "by_task": breakdown(records, "task"),
         "scenario_errors": errors,
-        "missing": sorted(keys - set(done)),
+        "missing_tests": sorted(keys - set(done)),
     }
     write_json_atomic(run_dir / "summary.json", summary)
     _print_summary(console, summary, len(records))
-    return 1 if errors or summary["missing"] else 0
+    return 1 if errors or summary["missing_tests"] else 0
 
 
 def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int) -> dict:
@@ -283,6 +284,7 @@ def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int
         "thresholds": config.thresholds,
         "seed": seed,
         "run_seed": config.seed,
+        "camera_obs": config.camera_obs,
     }
 
 

@@ -30,17 +30,18 @@ from recallbench.run.seeds import seed_globals
 _policies: dict[str, Any] = {}
 _scenarios: dict[str, Scenario] = {}
 _bad: dict[str, str] = {}
+_env_failed: dict[str, str] = {}  # scenario root -> why its env could not be built or loaded
 _env: dict[str, Any] = {}  # at most one: the current scenario's env
 
 
-def _scenario_env(scenario: Scenario) -> Any:
+def _scenario_env(scenario: Scenario, cameras: bool = True) -> Any:
     key = str(scenario.root)
     if key not in _env:
         for old in _env.values():  # one env at a time bounds worker memory
             with contextlib.suppress(Exception):
                 old.close()
         _env.clear()
-        _env[key] = make_scenario_env(scenario)
+        _env[key] = make_scenario_env(scenario, cameras)
     return _env[key]
 
 
@@ -64,10 +65,26 @@ class PolicyConstructionError(Exception):
     pass
 
 
-def run_test(payload: dict[str, Any]) -> dict[str, Any]:
-    """Payload: scenario_dir, test_id, policy, policy_paths, max_steps, thresholds, seeds.
+def _failed(error: str, max_steps: int) -> dict[str, Any]:
+    """The outcome of a test that could not run: failed, with the reason."""
+    return {
+        "memory": False,
+        "steps": 0,
+        "min_distance": None,
+        "max_abs_qpos": None,
+        "failed": None,
+        "error": error,
+        "restore_distance": None,
+        "max_steps": max_steps,
+    }
 
-    Returns the outcome fields, or {"scenario_error": msg} when the scenario itself is bad.
+
+def run_test(payload: dict[str, Any]) -> dict[str, Any]:
+    """Payload: scenario_dir, test_id, policy, policy_paths, max_steps, thresholds, seeds,
+    camera_obs.
+
+    Returns the outcome fields (a test whose env cannot be built or loaded fails with the
+    error), or {"scenario_error": msg} when the scenario's spec itself is bad.
     """
     root = payload["scenario_dir"]
     if root in _bad:
@@ -81,33 +98,33 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
         scenario = _scenarios.get(root) or load_scenario(root)
         _scenarios[root] = scenario
         test = scenario.test(payload["test_id"])
+    except InputError as exc:  # the spec itself is bad: a scenario error
+        _bad[root] = str(exc)
+        return {"scenario_error": str(exc)}
+    max_steps = payload.get("max_steps") or test.max_steps or DEFAULT_MAX_STEPS
+    if root in _env_failed:
+        return _failed(_env_failed[root], max_steps)
+    try:
         seed_globals(payload["seed"])
-        env = _scenario_env(scenario)
+        env = _scenario_env(scenario, payload.get("camera_obs", True))
         if hasattr(env, "rng") and isinstance(env.rng, np.random.Generator):
             env.rng = np.random.default_rng(payload["seed"])  # robosuite's placement sampler
         load_start(env, scenario)
         check_against_model(env, scenario)
-    except InputError as exc:
-        _bad[root] = str(exc)
-        return {"scenario_error": str(exc)}
     except Exception as exc:
-        # The env could not be built or loaded: a scenario/setup problem, not the policy's.
-        traceback.print_exc()  # the full trace goes to the run folder's workers.log
-        msg = f"{root}: env loading failed: {type(exc).__name__}: {exc} (see workers.log)"
-        _bad[root] = msg
-        return {"scenario_error": msg}
-    max_steps = payload.get("max_steps") or test.max_steps or DEFAULT_MAX_STEPS
+        # The spec parsed but the env could not be built or loaded: each of the scenario's
+        # tests is recorded as failed with this error, so the totals stay true.
+        if not isinstance(exc, InputError):
+            traceback.print_exc()  # the full trace goes to the run folder's workers.log
+        if isinstance(exc, InputError):
+            msg = f"env loading failed: {exc}"
+        else:
+            msg = f"{root}: env loading failed: {type(exc).__name__}: {exc} (see workers.log)"
+        _env_failed[root] = msg[:2000]
+        _env.pop(str(scenario.root), None)
+        return _failed(_env_failed[root], max_steps)
     if policy_error is not None:
-        return {
-            "memory": False,
-            "steps": 0,
-            "min_distance": None,
-            "max_abs_qpos": None,
-            "failed": None,
-            "error": policy_error,
-            "restore_distance": None,
-            "max_steps": max_steps,
-        }
+        return _failed(policy_error, max_steps)
     thresholds = Thresholds(**payload.get("thresholds", {}))
     outcome = run_rollout(env, policy, scenario, test, max_steps, thresholds)
     return {**outcome.to_dict(), "max_steps": max_steps}

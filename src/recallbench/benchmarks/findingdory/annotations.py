@@ -35,9 +35,18 @@ OBJECT_MAX_ANGLE = np.pi / 4
 RECEPTACLE_MAX_DIST = 0.1
 RECEPTACLE_MAX_ANGLE = np.pi / 2
 MIN_COVERAGE = 0.001
+# The official SC-SR keeps a distance test with this threshold, so an unreachable target
+# (distance +inf) still fails; the published SC-SR drops the distance test.
+SC_OFFICIAL_MAX_DIST = 10000.0
+# Annotations are stored as float32, and float32(0.1) widened to float64 exceeds 0.1: a value on
+# a threshold by construction (0.1 m viewpoints on the 0.05 m grid, pi/4, 0.001) would fail.
+# Thresholds are compared with this relative tolerance, 8 float32 ulps (1e-7 m at 0.1 m).
+THRESHOLD_RTOL = 1e-6
 KINDS = ("object", "receptacle", "room")
 
-Check = Literal["full", "dtg", "sc"]  # full predicate, distance+angle only, coverage+angle only
+# full predicate; distance+angle only (DTG-SR); coverage+angle only (published SC-SR);
+# coverage+angle with the official 10000 m distance test (official SC-SR)
+Check = Literal["full", "dtg", "sc", "sc_official"]
 
 
 @dataclass(frozen=True)
@@ -86,19 +95,24 @@ def predicate_matrix(ann: EpisodeAnnotations, check: Check = "full") -> np.ndarr
 
     objects: distance <= 2.0 m, |angle| <= pi/4, coverage >= 0.001; receptacles: distance to the
     nearest viewpoint <= 0.1 m, |angle| <= pi/2, coverage >= 0.001; rooms: inside. ``dtg`` turns
-    the coverage test off, ``sc`` the distance test off (the paper's DTG-SR and SC-SR).
+    the coverage test off, ``sc`` the distance test off (the paper's DTG-SR and SC-SR);
+    ``sc_official`` keeps distance <= 10000 (the released code). Thresholds are inclusive with a
+    relative tolerance of ``THRESHOLD_RTOL`` (values are stored as float32).
     """
     kinds = np.array([e.kind for e in ann.entities])
     is_obj = kinds == "object"
     is_rec = kinds == "receptacle"
     is_room = kinds == "room"
     max_dist = np.where(is_obj, OBJECT_MAX_DIST, RECEPTACLE_MAX_DIST)
+    if check == "sc_official":
+        max_dist = np.full_like(max_dist, SC_OFFICIAL_MAX_DIST)
     max_angle = np.where(is_obj, OBJECT_MAX_ANGLE, RECEPTACLE_MAX_ANGLE)
-    ok = np.abs(ann.angle) <= max_angle
+    up, down = 1.0 + THRESHOLD_RTOL, 1.0 - THRESHOLD_RTOL
+    ok = np.abs(ann.angle.astype(np.float64)) <= max_angle * up
     if check != "sc":
-        ok &= ann.distance <= max_dist
+        ok &= ann.distance.astype(np.float64) <= max_dist * up
     if check != "dtg":
-        ok &= ann.coverage >= MIN_COVERAGE
+        ok &= ann.coverage.astype(np.float64) >= MIN_COVERAGE * down
     ok &= is_obj | is_rec
     return ok | (ann.in_room.astype(bool) & is_room)
 

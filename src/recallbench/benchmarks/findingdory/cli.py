@@ -212,6 +212,8 @@ def _handle_score(args: argparse.Namespace) -> int:
         score_records,
     )
     from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
+    from recallbench.cli.checks import check_frames
+    from recallbench.cli.errors import print_warning
     from recallbench.errors import InputError
     from recallbench.io import write_json_atomic
     from recallbench.report.aggregate import summarize
@@ -220,7 +222,10 @@ def _handle_score(args: argparse.Namespace) -> int:
 
     console = Console()
     suite = load_suite(args.score_data)
+    check_frames(args.frames, suite.cases)
     preds = read_predictions(Path(args.predictions))
+    if not preds:
+        raise InputError(args.predictions, None, "no predictions in the file")
     unknown = sorted(set(preds) - {c.id for c in suite.cases})
     if unknown:
         raise InputError(args.predictions, "id", f"ids not in the data: {unknown[:5]}")
@@ -228,7 +233,7 @@ def _handle_score(args: argparse.Namespace) -> int:
     records = {}
     for case in suite.cases:
         if case.id not in preds:
-            continue
+            continue  # scored as a failure (missing) unless --subset
         p = preds[case.id]
         offered = p.get("offered_frames")
         if offered is None:
@@ -240,19 +245,27 @@ def _handle_score(args: argparse.Namespace) -> int:
             "frame_indices": p.get("frame_indices"),
             "response": p.get("response"),
         }
-    rows = score_records(suite, records, scoring=args.scoring)
+    rows = score_records(suite, records, scoring=args.scoring, subset=args.subset)
     summary = summarize(rows, METRICS, na_reasons=NA_REASONS)
+    missing = len(suite.cases) - len(records)
     summary.update(
         scoring=args.scoring,
         frames=args.frames,
         cases_total=len(suite.cases),
-        cases_recorded=len(rows),
+        cases_recorded=len(records),
+        cases_scored=len(rows),
+        missing=missing,
+        subset=args.subset,
         predictions=str(args.predictions),
     )
-    missing = len(suite.cases) - len(rows)
     print_summary(summary, METRICS, console=console)
     if missing:
-        console.print(f"[yellow]{missing} cases have no prediction (not counted)[/yellow]")
+        how = (
+            "not scored (--subset)"
+            if args.subset
+            else "counted as failures (--subset scores only predicted cases)"
+        )
+        print_warning(f"{missing} of {len(suite.cases)} cases have no prediction: {how}")
     if args.out:
         write_json_atomic(args.out, _finite(summary))
     return 0
@@ -321,5 +334,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="K the predictions' positions refer to (default 96)",
     )
     score.add_argument("--scoring", choices=("published", "official"), default="published")
+    score.add_argument(
+        "--subset",
+        action="store_true",
+        help="score only the cases that have a prediction (default: a missing one fails)",
+    )
     score.add_argument("--out", help="write the summary JSON here")
     score.set_defaults(func=_handle_score)

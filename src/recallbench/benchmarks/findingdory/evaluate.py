@@ -15,7 +15,7 @@ from recallbench.agents.base import FrameQuery
 from recallbench.benchmarks.findingdory.annotations import EpisodeAnnotations, load_episode
 from recallbench.benchmarks.findingdory.data import QACase, Suite
 from recallbench.benchmarks.findingdory.metrics import Scoring
-from recallbench.benchmarks.findingdory.scoring import score_case
+from recallbench.benchmarks.findingdory.scoring import missing_row, score_case
 from recallbench.errors import InputError
 from recallbench.video.sampling import subsample_indices
 
@@ -115,12 +115,25 @@ def build_query(
 
 
 def score_records(
-    suite: Suite, records: dict[str, dict[str, Any]], *, scoring: Scoring = "published"
+    suite: Suite,
+    records: dict[str, dict[str, Any]],
+    *,
+    scoring: Scoring = "published",
+    cases: list[QACase] | None = None,
+    subset: bool = False,
 ) -> list[dict[str, Any]]:
-    """Per-instance scores for every case that has a record (suite order)."""
+    """Per-instance scores over ``cases`` (default: the whole suite), in suite order.
+
+    A case without a record counts as a failure (failure mode ``missing``), as the official
+    pipeline runs every episode; ``subset=True`` scores only the cases that have a record.
+    """
     episodes = EpisodeCache(suite)
-    return [
-        score_case(case, records[case.id], scoring=scoring, episode=episodes.get(case.ep_id))
-        for case in suite.cases
-        if case.id in records
-    ]
+    with_ll = any("ll" in r for r in records.values())
+    rows = []
+    for case in suite.cases if cases is None else cases:
+        episode = episodes.get(case.ep_id)
+        if case.id in records:
+            rows.append(score_case(case, records[case.id], scoring=scoring, episode=episode))
+        elif not subset:
+            rows.append(missing_row(case, episode=episode, with_ll=with_ll))
+    return rows

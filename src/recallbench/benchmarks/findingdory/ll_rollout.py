@@ -37,8 +37,14 @@ from recallbench.benchmarks.findingdory.annotations import (
 from recallbench.benchmarks.findingdory.data import QACase, Suite
 from recallbench.benchmarks.findingdory.evaluate import EpisodeCache
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
-from recallbench.benchmarks.findingdory.metrics import Scoring, check_indices, sequence_success
-from recallbench.benchmarks.findingdory.scoring import resolve_positions
+from recallbench.benchmarks.findingdory.metrics import (
+    Scoring,
+    check_indices,
+    greedy_prefix_ok,
+    list_success,
+    sequence_success,
+)
+from recallbench.benchmarks.findingdory.scoring import answer_space_frames, resolve_positions
 from recallbench.errors import InputError
 
 DEFAULT_SIZE = (480, 640)  # the paper's portrait head camera, when episode.json has no knobs
@@ -194,15 +200,27 @@ class Pending:
     poses: list[np.ndarray] = field(default_factory=list)
 
 
+OFFICIAL_HL_FAILED = "HL failed: the official task STOPs at the start pose"
+
+
 def chosen_goals(
     case: QACase, record: dict[str, Any], episode: EpisodeAnnotations, scoring: Scoring
 ) -> tuple[list[LLGoal], str | None]:
-    """The recorded poses of the frames the agent chose (none when its answer was unusable)."""
+    """The recorded poses of the frames the agent chose (none when its answer was unusable).
+
+    Official scoring: none either when HL failed (the caller stops at the start pose).
+    """
     offered = list(record.get("offered_frames") or [])
-    positions, _ = resolve_positions(record)
+    positions, _ = resolve_positions(record, scoring)
     checked = check_indices(positions, len(offered), case.num_targets, scoring=scoring)
     if checked.positions is None:
+        if scoring == "official":
+            return [], OFFICIAL_HL_FAILED
         return [], f"no usable frame choice ({checked.failure}): the robot stops where it is"
+    if scoring == "official":
+        frames = answer_space_frames(case, checked.positions, offered)
+        if not list_success(frames, case.answer, case.ordered, scoring):
+            return [], OFFICIAL_HL_FAILED
     goals = []
     for k, p in enumerate(checked.positions):
         frame = int(offered[p])
@@ -211,8 +229,19 @@ def chosen_goals(
     return goals, None
 
 
+def stop_at_start(world: EpisodeWorld) -> Drive:
+    """One STOP at the start pose without moving (no policy call)."""
+    start = np.asarray(world.start, dtype=float).copy()
+    return Drive([Stop(start.copy(), 1, 0.0)], start, 1, 0.0, timed_out=False)
+
+
 def outcome(
-    case: QACase, pend: Pending, check: LiveCheck, rows: list[int], episode: EpisodeAnnotations
+    case: QACase,
+    pend: Pending,
+    check: LiveCheck,
+    rows: list[int],
+    episode: EpisodeAnnotations,
+    scoring: Scoring = "published",
 ) -> dict[str, Any]:
     """The ``ll`` record of one case from its drive and the live verdicts at its poses.
 
@@ -227,7 +256,7 @@ def outcome(
     for k, row in enumerate(rows[: len(d.stops)]):
         met.append({g for g, c in enumerate(cands) if check.satisfied[row, c].any()})
         # a prefix of stops must still admit distinct sub-goals (ordered: stop i <-> sub-goal i)
-        if not sequence_success(met, k + 1, case.ordered):
+        if not _prefix_ok(met, n, case.ordered, scoring):
             fail_at = k
             break
     success = fail_at is None and not d.timed_out and len(d.stops) == n and d.error is None
@@ -271,6 +300,16 @@ def outcome(
     return out
 
 
+def _prefix_ok(met: list[set[int]], n: int, ordered: bool, scoring: Scoring) -> bool:
+    """Can the stops so far still be part of a success? Published: distinct sub-goals exist
+    (ordered: stop i <-> sub-goal i); official: every stop locked a new sub-goal greedily."""
+    if ordered:
+        return all(i in s for i, s in enumerate(met))
+    if scoring == "official":
+        return greedy_prefix_ok(met, n)
+    return sequence_success(met, len(met), ordered)
+
+
 class LLPhase:
     """Run the LL phase over a run's HL records, one episode world at a time."""
 
@@ -297,7 +336,10 @@ class LLPhase:
         pending, poses = [], []
         for case, record in items:
             goals, note = chosen_goals(case, record, episode, self.scoring)
-            d = drive(world, goals, self.policy, max_steps=self.max_steps)
+            if note == OFFICIAL_HL_FAILED:
+                d = stop_at_start(world)
+            else:
+                d = drive(world, goals, self.policy, max_steps=self.max_steps)
             pend = Pending(case, record, goals, d, note)
             pend.poses = [s.pose for s in d.stops] + [d.end_pose]
             pending.append(pend)
@@ -308,7 +350,7 @@ class LLPhase:
             rows = list(range(row, row + len(pend.poses)))
             row += len(pend.poses)
             assert check is not None
-            ll = outcome(pend.case, pend, check, rows, episode)
+            ll = outcome(pend.case, pend, check, rows, episode, self.scoring)
             ll["policy"] = type(self.policy).__name__
             out.append({**pend.record, "ll": ll})
         return out

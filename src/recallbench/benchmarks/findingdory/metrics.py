@@ -1,8 +1,9 @@
 """High-level (frame-choice) metrics: plain functions of recorded outcomes.
 
 Published definitions by default. ``scoring="official"`` reproduces the released code: an
-unparsable response becomes frame [0], an out-of-range index becomes 0, and relaxed accuracy
-skips sub-lists where exactly one side is empty.
+unparsable response becomes frame [0], an out-of-range index becomes 0, unordered multi-goal is
+the greedy AND_SEQUENTIAL lock, and relaxed accuracy skips sub-lists where exactly one side is
+empty. See docs/findingdory.md, "Deviation options".
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ import numpy as np
 
 Scoring = Literal["published", "official"]
 SCORINGS: tuple[str, ...] = ("published", "official")
-FAILURE_MODES = ("misidentification", "response_error", "out_of_bounds_pred", "num_targets_error")
+FAILURE_MODES = (
+    "misidentification",
+    "response_error",
+    "out_of_bounds_pred",
+    "num_targets_error",
+    "missing",  # no prediction for the case: a failure, reported apart
+)
 
 
 @dataclass(frozen=True)
@@ -66,21 +73,53 @@ def _perfect_matching(options: list[set[int]], num_goals: int) -> bool:
     return len(options) == num_goals and all(claim(f, set()) for f in range(len(options)))
 
 
-def sequence_success(satisfied: list[set[int]], num_goals: int, ordered: bool) -> bool:
+def greedy_lock_success(satisfied: list[set[int]], num_goals: int) -> bool:
+    """The official AND_SEQUENTIAL check (pddl_logical_expr.py), frame by frame.
+
+    Each frame locks only the first not-yet-locked sub-goal (in sub-goal order) true at it; a
+    frame that locks nothing new makes the task permanently false. Greedy, not a matching:
+    frames [43, 42] fail on [[42, 43, 63], [43, 63, 64]] (43 locks sub-goal 0, 42 adds nothing).
+    Ordered tasks (AND_SEQUENTIAL_ORDERED) lock in sequence order and fail when a sub-goal would
+    lock before its predecessor, which is exactly "frame i satisfies sub-goal i".
+    """
+    return len(satisfied) == num_goals and greedy_prefix_ok(satisfied, num_goals)
+
+
+def greedy_prefix_ok(satisfied: list[set[int]], num_goals: int) -> bool:
+    """Did every frame so far lock a new sub-goal under the greedy rule?"""
+    locked: set[int] = set()
+    for sat in satisfied:
+        new = [g for g in range(num_goals) if g in sat and g not in locked]
+        if not new:
+            return False
+        locked.add(new[0])
+    return True
+
+
+def sequence_success(
+    satisfied: list[set[int]], num_goals: int, ordered: bool, scoring: Scoring = "published"
+) -> bool:
     """Multi-goal semantics: ``satisfied[i]`` = sub-goals the i-th chosen frame satisfies.
 
-    Ordered: frame i must satisfy sub-goal i. Unordered: each frame must satisfy one new
-    sub-goal, i.e. frames and sub-goals admit a one-to-one assignment (a frame that satisfies
-    two sub-goals counts for one of them). Single-goal is the case num_goals == 1.
+    Ordered: frame i must satisfy sub-goal i (both modes). Unordered, published: each frame
+    must satisfy one new sub-goal, i.e. frames and sub-goals admit a one-to-one assignment;
+    official: the greedy lock above. Single-goal is the case num_goals == 1.
     """
     if len(satisfied) != num_goals:
         return False
     if ordered:
         return all(i in s for i, s in enumerate(satisfied))
+    if scoring == "official":
+        return greedy_lock_success(satisfied, num_goals)
     return _perfect_matching(satisfied, num_goals)
 
 
-def list_success(frames: Sequence[int], answer: Sequence[Sequence[int]], ordered: bool) -> bool:
+def list_success(
+    frames: Sequence[int],
+    answer: Sequence[Sequence[int]],
+    ordered: bool,
+    scoring: Scoring = "published",
+) -> bool:
     """HL success from valid-frame lists (frames already mapped into the answer's index space).
 
     Single-goal instructions are existential: one sub-list, any frame in it succeeds.
@@ -89,7 +128,7 @@ def list_success(frames: Sequence[int], answer: Sequence[Sequence[int]], ordered
         return len(frames) == 1 and frames[0] in answer[0] and frames[0] >= 0
     sets = [frozenset(sub) - {-1} for sub in answer]
     satisfied = [{j for j, s in enumerate(sets) if f in s} for f in frames]
-    return sequence_success(satisfied, len(answer), ordered)
+    return sequence_success(satisfied, len(answer), ordered, scoring)
 
 
 def exact_accuracy(pred: Sequence[Sequence[int]], gt: Sequence[Sequence[int]]) -> float:

@@ -12,7 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from recallbench.benchmarks.findingdory.annotations import Check, EpisodeAnnotations
+from recallbench.benchmarks.findingdory.annotations import (
+    MIN_COVERAGE,
+    Check,
+    EpisodeAnnotations,
+)
 from recallbench.benchmarks.findingdory.data import QACase
 from recallbench.benchmarks.findingdory.ll import ll_failure_mode, ll_spl, shortest_path_length
 from recallbench.benchmarks.findingdory.metrics import (
@@ -24,7 +28,11 @@ from recallbench.benchmarks.findingdory.metrics import (
     relaxed_accuracy,
     sequence_success,
 )
-from recallbench.benchmarks.findingdory.parse import parse_frame_indices
+from recallbench.benchmarks.findingdory.parse import (
+    coerce_official,
+    parse_frame_indices,
+    parse_official,
+)
 from recallbench.errors import InputError
 
 METRICS = ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr", "ll_spl", "exact_acc", "relaxed_acc")
@@ -76,23 +84,87 @@ def _annotated_success(
     ep: EpisodeAnnotations,
     check: Check,
     ordered: bool,
+    scoring: Scoring,
 ) -> bool:
     sat = ep.satisfied(check)
     satisfied = [{g for g, c in enumerate(cands) if sat[f, c].any()} for f in frames]
-    return sequence_success(satisfied, len(cands), ordered)
+    return sequence_success(satisfied, len(cands), ordered, scoring)
 
 
-def resolve_positions(record: dict[str, Any]) -> tuple[list[int] | None, str | None]:
-    """The positions an agent answered, and the parse error when its text was unusable."""
+def resolve_positions(
+    record: dict[str, Any], scoring: Scoring = "published"
+) -> tuple[list[int] | None, str | None]:
+    """The positions an agent answered, and the parse error when its answer was unusable.
+
+    Official: text goes through the released agent's parser, and a list answered directly gets
+    the same ``int()`` coercion (66.0, "24", true are indices there).
+    """
     if record.get("agent_error"):
         return None, f"agent error: {record['agent_error']}"
     if record.get("frame_indices") is not None:
         fi = record["frame_indices"]
+        if scoring == "official":
+            parsed = coerce_official({"frame_indices": fi})
+            return parsed.frame_indices, parsed.error
         if isinstance(fi, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in fi):
             return fi, None
         return None, "frame_indices is not a list of integers"
-    parsed = parse_frame_indices(record.get("response"))
+    parse = parse_official if scoring == "official" else parse_frame_indices
+    parsed = parse(record.get("response"))
     return parsed.frame_indices, parsed.error
+
+
+def _offline_accuracy(
+    case: QACase, positions: list[int] | None, offered: list[int], scoring: Scoring
+) -> tuple[float, float]:
+    """Exact and relaxed accuracy over one singleton list per answered position.
+
+    Published: a position outside 0..K-1 is [-2] (matches nothing; -1 marks "no valid frame"
+    and must not match). Official (evaluate_llm_outputs.py): the raw lists are compared, so a
+    -1 answer matches a [-1] sub-list; an unparsable answer scores 0 in both.
+    """
+    if positions is None:
+        return 0.0, 0.0
+    in_range = [p for p in positions if 0 <= p < len(offered)]
+    mapped = iter(answer_space_frames(case, in_range, offered))
+    out_of_range = (lambda p: p) if scoring == "official" else (lambda p: -2)
+    pred = [[next(mapped)] if 0 <= p < len(offered) else [out_of_range(p)] for p in positions]
+    return exact_accuracy(pred, case.answer), relaxed_accuracy(pred, case.answer, scoring=scoring)
+
+
+def _hl_spl(
+    frame: int | None, cands: list[int], episode: EpisodeAnnotations, hl_success: bool
+) -> float:
+    """d_nearest / max(d_nearest, d_chosen), the chosen target being the valid target satisfied
+    at the chosen frame that is nearest that frame's pose (measures.py, both modes)."""
+    d_near = min((float(episode.start_distance[e]) for e in cands), default=math.inf)
+    if frame is None or not hl_success or not math.isfinite(d_near):
+        return 0.0  # no reachable valid target: HL cannot succeed, so 0
+    sat = episode.satisfied("full")[frame]
+    chosen = [e for e in cands if sat[e]]
+    if not chosen:
+        return 0.0
+    target = min(chosen, key=lambda e: float(episode.distance[frame, e]))
+    return hl_spl(True, d_near, float(episode.start_distance[target]))
+
+
+def _start_verdict(case: QACase, episode: EpisodeAnnotations) -> dict[str, Any]:
+    """The official LL outcome when HL failed: the task STOPs at the start pose (the pose of
+    the video's last frame), so it succeeds only if one stop there satisfies every sub-goal."""
+    cands = _candidates(case, episode)
+    last = episode.num_frames - 1
+    targets = [e for c in cands for e in c]
+    success = len(cands) == 1 and bool(episode.satisfied("full")[last, cands[0]].any())
+    dist = min((float(episode.distance[last, e]) for e in targets), default=math.inf)
+    in_view = any(float(episode.coverage[last, e]) >= MIN_COVERAGE for e in targets)
+    return {
+        "success": success,
+        "path_length": 0.0,
+        "steps": 1,
+        "stopped": True,
+        "target_in_view": in_view,
+        "stop_distance": dist,
+    }
 
 
 def score_case(
@@ -104,66 +176,45 @@ def score_case(
 ) -> dict[str, Any]:
     """Every metric for one case; a metric the suite cannot support is None (reported n/a)."""
     offered = list(record.get("offered_frames") or [])
-    positions, parse_error = resolve_positions(record)
+    positions, parse_error = resolve_positions(record, scoring)
     checked = check_indices(positions, len(offered), case.num_targets, scoring=scoring)
-    out: dict[str, Any] = {
-        "id": case.id,
-        "group": case.group,
-        "category": case.category,
-        "template": case.template,
-        "solvable": case.solvable,
-        "failure": checked.failure,
-        "parse_error": parse_error,
-        "hl_sr": 0.0,
-        "dtg_sr": None,
-        "sc_sr": None,
-        "hl_spl": None,
-        "ll_sr": None,
-        "ll_spl": None,
-        "ll_failure": None,
-    }
+    out = _blank_row(case, checked.failure)
+    out["parse_error"] = parse_error
     frames = (
         answer_space_frames(case, checked.positions, offered)
         if checked.positions is not None
         else None
     )
     if frames is not None:
-        out["hl_sr"] = float(list_success(frames, case.answer, case.ordered))
+        out["hl_sr"] = float(list_success(frames, case.answer, case.ordered, scoring))
         if out["hl_sr"] == 0.0:
             out["failure"] = "misidentification"
-    # Offline accuracies compare the answer as lists, one singleton list per chosen frame. In
-    # the official mode out-of-range positions were already mapped to 0 by check_indices; here
-    # they match nothing (-2 is in no answer list; -1 marks "no valid frame" and must not match).
-    shown = positions if scoring == "published" else (checked.positions or positions)
-    if shown is None:
-        out["exact_acc"] = out["relaxed_acc"] = 0.0
-    else:
-        in_range = [p for p in shown if 0 <= p < len(offered)]
-        mapped = iter(answer_space_frames(case, in_range, offered))
-        pred_lists = [[next(mapped)] if 0 <= p < len(offered) else [-2] for p in shown]
-        out["exact_acc"] = exact_accuracy(pred_lists, case.answer)
-        out["relaxed_acc"] = relaxed_accuracy(pred_lists, case.answer, scoring=scoring)
+    out["exact_acc"], out["relaxed_acc"] = _offline_accuracy(case, positions, offered, scoring)
 
-    if episode is not None and case.subgoals is not None:
+    annotated = episode is not None and case.subgoals is not None
+    if annotated:
+        assert episode is not None
         cands = _candidates(case, episode)
         orig = [int(offered[p]) for p in checked.positions] if checked.positions else None
-        for name, check in (("dtg_sr", "dtg"), ("sc_sr", "sc")):
+        sc: Check = "sc_official" if scoring == "official" else "sc"
+        for name, check in (("dtg_sr", "dtg"), ("sc_sr", sc)):
             out[name] = (
-                float(_annotated_success(orig, cands, episode, check, case.ordered))
+                float(_annotated_success(orig, cands, episode, check, case.ordered, scoring))
                 if orig is not None
                 else 0.0
             )
         if len(cands) == 1:
-            d_near = min((float(episode.start_distance[e]) for e in cands[0]), default=math.inf)
-            spl = 0.0
-            if orig is not None and out["hl_sr"] and math.isfinite(d_near):
-                sat = episode.satisfied("full")[orig[0]]
-                chosen = [float(episode.start_distance[e]) for e in cands[0] if sat[e]]
-                if chosen:
-                    spl = hl_spl(True, d_near, min(chosen))
-            out["hl_spl"] = spl  # no reachable valid target: HL cannot succeed, so 0
+            frame = orig[0] if orig else None
+            out["hl_spl"] = _hl_spl(frame, cands[0], episode, bool(out["hl_sr"]))
     ll = record.get("ll")
     if ll is not None:
+        if scoring == "official" and not out["hl_sr"]:
+            # The official task STOPs at the start pose when HL fails.
+            if annotated:
+                assert episode is not None
+                ll = _start_verdict(case, episode)
+            else:
+                ll = {**ll, "success": False}
         success = bool(ll.get("success"))
         out["ll_sr"] = float(success)
         out["ll_failure"] = ll_failure_mode(
@@ -173,7 +224,8 @@ def score_case(
             target_in_view=bool(ll.get("target_in_view", False)),
             stop_distance=float(ll.get("stop_distance", math.inf)),
         )
-        if episode is not None and case.subgoals is not None:
+        if annotated:
+            assert episode is not None
             shortest = shortest_path_length(
                 episode.start_distance,
                 episode.entity_distance,
@@ -181,4 +233,43 @@ def score_case(
                 ordered=case.ordered,
             )
             out["ll_spl"] = ll_spl(success, shortest, float(ll.get("path_length", math.nan)))
+    return out
+
+
+def _blank_row(case: QACase, failure: str | None) -> dict[str, Any]:
+    return {
+        "id": case.id,
+        "group": case.group,
+        "category": case.category,
+        "template": case.template,
+        "solvable": case.solvable,
+        "failure": failure,
+        "parse_error": None,
+        "hl_sr": 0.0,
+        "dtg_sr": None,
+        "sc_sr": None,
+        "hl_spl": None,
+        "ll_sr": None,
+        "ll_spl": None,
+        "ll_failure": None,
+        "exact_acc": 0.0,
+        "relaxed_acc": 0.0,
+    }
+
+
+def missing_row(
+    case: QACase, *, episode: EpisodeAnnotations | None = None, with_ll: bool = False
+) -> dict[str, Any]:
+    """A case with no prediction: every metric the suite supports fails (the official pipeline
+    runs every episode); failure mode ``missing`` so it is reported apart."""
+    out = _blank_row(case, "missing")
+    if episode is not None and case.subgoals is not None:
+        out["dtg_sr"] = out["sc_sr"] = 0.0
+        if len(case.subgoals) == 1:
+            out["hl_spl"] = 0.0
+        if with_ll:
+            out["ll_spl"] = 0.0
+    if with_ll:
+        out["ll_sr"] = 0.0
+        out["ll_failure"] = "missing"
     return out

@@ -59,20 +59,21 @@ def resolve_factory(env_name: str, env_factory: str | None = None) -> Callable[.
     return _robosuite_make
 
 
-def env_kwargs(scenario: Scenario) -> tuple[str, dict[str, Any], bool]:
+def env_kwargs(scenario: Scenario, cameras: bool = True) -> tuple[str, dict[str, Any], bool]:
     """The env name, the kwargs passed to the factory, and whether robosuite builds it.
 
-    For robosuite, as the card builds it, except: ``use_camera_obs`` from env_args is honoured
-    (default True, the card's) and the offscreen renderer exists only when cameras are used;
-    ``ignore_done`` lets max_steps, not robosuite's horizon, end a rollout. Other factories get
-    env_kwargs unchanged (they have no horizon and render only cameras they are asked for).
+    For robosuite, exactly as the card builds it: ``has_renderer=False``,
+    ``has_offscreen_renderer=True`` and ``use_camera_obs=True`` whatever env_args say, plus
+    ``ignore_done`` so max_steps, not robosuite's horizon, ends a rollout. ``cameras=False``
+    (``--no_camera_obs``, for policies that read no images: two 256x256 cameras cost ~0.35 s a
+    step) turns camera observations and the offscreen renderer off. Other factories get
+    env_kwargs unchanged (they render only the cameras a policy asks for).
     """
     kw = dict(scenario.env_args.get("env_kwargs", {}))
     env_name = kw.pop("env_name", scenario.env_args.get("env_name"))
     factory_ref = scenario.env_args.get("env_factory")
     is_robosuite = not factory_ref and not env_name.startswith(BUILTIN_PREFIX)
     if is_robosuite:
-        cameras = bool(kw.get("use_camera_obs", True))
         kw.update(
             has_renderer=False,
             has_offscreen_renderer=cameras,
@@ -82,8 +83,8 @@ def env_kwargs(scenario: Scenario) -> tuple[str, dict[str, Any], bool]:
     return env_name, kw, is_robosuite
 
 
-def make_scenario_env(scenario: Scenario) -> Any:
-    env_name, kw, _ = env_kwargs(scenario)
+def make_scenario_env(scenario: Scenario, cameras: bool = True) -> Any:
+    env_name, kw, _ = env_kwargs(scenario, cameras)
     factory = resolve_factory(env_name, scenario.env_args.get("env_factory"))
     return factory(env_name, **kw)
 
@@ -106,13 +107,25 @@ def check_against_model(env: Any, scenario: Scenario) -> None:
     check_fixture_names(
         scenario.spec,
         scenario.root / "eval_spec.json",
-        lambda name: _has(model.body_name2id, name),
-        lambda name: _has(model.joint_name2id, name),
+        lambda name: _id(model.body_name2id, name) is not None,
+        lambda name: _joint_type(model, name),
     )
 
 
-def _has(lookup: Callable[[str], int], name: str) -> bool:
+# mujoco's mjtJoint order: mjJNT_FREE, mjJNT_BALL, mjJNT_SLIDE, mjJNT_HINGE
+_JOINT_TYPES = ("free", "ball", "slide", "hinge")
+
+
+def _id(lookup: Callable[[str], int], name: str) -> int | None:
     try:
-        return lookup(name) >= 0  # raw mujoco returns -1, robosuite raises
+        i = lookup(name)  # raw mujoco returns -1, robosuite raises
     except (ValueError, KeyError):
-        return False
+        return None
+    return i if i >= 0 else None
+
+
+def _joint_type(model: Any, name: str) -> str | None:
+    j = _id(model.joint_name2id, name)
+    if j is None:
+        return None
+    return _JOINT_TYPES[int(model.jnt_type[j])]

@@ -35,6 +35,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="run seed (default 0)")
     p.add_argument("--approach_dist", type=float, default=None, help="default 1.2 (m)")
     p.add_argument("--open_qpos", type=float, default=None, help="default 0.5 (rad or m)")
+    p.add_argument(
+        "--no-camera-obs",
+        "--no_camera_obs",
+        dest="camera_obs",
+        action="store_const",
+        const=False,
+        default=None,
+        help="robosuite: no camera observations and no offscreen renderer (the card has both "
+        "on); for policies that read no images, ~10x faster steps",
+    )
     p.set_defaults(func=_handle)
 
 
@@ -69,6 +79,7 @@ def _handle(args: argparse.Namespace) -> int:
             "max_steps": args.max_steps,
             "seed": args.seed,
             "test_timeout": args.test_timeout,
+            "camera_obs": args.camera_obs,
         }
         config = resume_config(run_dir, given)
         for name, value in thresholds.items():
@@ -92,6 +103,7 @@ def _handle(args: argparse.Namespace) -> int:
                 max_steps=args.max_steps,
                 seed=_or(args.seed, 0),
                 test_timeout=args.test_timeout,
+                camera_obs=args.camera_obs is not False,
                 thresholds={
                     "approach_dist": _or(args.approach_dist, defaults.approach_dist),
                     "open_qpos": _or(args.open_qpos, defaults.open_qpos),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -151,15 +152,27 @@ def parse_eval_spec(path: Path) -> EvalSpec:
         raise InputError(path, _loc(tuple(err["loc"])), f"{err['msg']}{more}") from exc
 
 
-def xml_names(xml_path: Path) -> tuple[set[str], set[str]]:
-    """Body and joint names declared in an MJCF file (no compile: assets may not resolve here)."""
+# The card's door rule reads |qpos| in rad (hinge) or m (slide); other joints have no opening.
+DOOR_JOINT_TYPES = ("hinge", "slide")
+
+
+def xml_names(xml_path: Path) -> tuple[set[str], dict[str, str]]:
+    """Body names and joint name -> type declared in an MJCF file (no compile: assets may not
+    resolve here). A joint without a type attribute is a hinge unless a default class says
+    otherwise; the compiled model is checked again when the env is built."""
     try:
         root = ET.parse(xml_path).getroot()
     except ET.ParseError as exc:
         raise InputError(xml_path, None, f"malformed XML: {exc}") from exc
     bodies = {e.get("name") for e in root.iter("body") if e.get("name")}
-    joints = {e.get("name") for tag in ("joint", "freejoint") for e in root.iter(tag)}
-    return bodies, {j for j in joints if j}
+    joints: dict[str, str] = {}
+    for e in root.iter("joint"):
+        if e.get("name"):
+            joints[e.get("name", "")] = e.get("type", "hinge")
+    for e in root.iter("freejoint"):
+        if e.get("name"):
+            joints[e.get("name", "")] = "free"
+    return {b for b in bodies if b}, joints
 
 
 def load_scenario(root: str | Path) -> Scenario:
@@ -194,12 +207,18 @@ def load_scenario(root: str | Path) -> Scenario:
         raise InputError(root / "env" / "ep_meta.json", "<root>", "must be a JSON object")
     _check_start_state(root / "env" / "start_state.npy")
     bodies, joints = xml_names(root / "env" / "unified_model.xml")
-    check_fixture_names(spec, spec_path, bodies.__contains__, joints.__contains__)
+    check_fixture_names(spec, spec_path, bodies.__contains__, joints.get)
     return Scenario(root.name, root, spec, env_args, ep_meta)
 
 
-def check_fixture_names(spec: EvalSpec, spec_path: Path, has_body: Any, has_joint: Any) -> None:
-    """Every fixture body and joint (and restore object body) must exist in the model."""
+def check_fixture_names(
+    spec: EvalSpec,
+    spec_path: Path,
+    has_body: Callable[[str], bool],
+    joint_type: Callable[[str], str | None],
+) -> None:
+    """Every fixture body and joint (and restore object body) must exist in the model, and
+    every fixture joint must be a hinge or a slide (``joint_type``: None when absent)."""
     for i, test in enumerate(spec.tests):
         if not has_body(test.fixture.body_name):
             raise InputError(
@@ -208,11 +227,16 @@ def check_fixture_names(spec: EvalSpec, spec_path: Path, has_body: Any, has_join
                 f"body {test.fixture.body_name!r} is not in the model",
             )
         for j, joint in enumerate(test.fixture.joint_names):
-            if not has_joint(joint):
+            kind = joint_type(joint)
+            field = f"tests[{i}].fixture.joint_names[{j}]"
+            if kind is None:
+                raise InputError(spec_path, field, f"joint {joint!r} is not in the model")
+            if kind not in DOOR_JOINT_TYPES:
                 raise InputError(
                     spec_path,
-                    f"tests[{i}].fixture.joint_names[{j}]",
-                    f"joint {joint!r} is not in the model",
+                    field,
+                    f"joint {joint!r} is a {kind} joint; only hinge and slide joints open a "
+                    "fixture (the card's |qpos| >= 0.5 rad or m)",
                 )
         if test.object_body_name is not None and not has_body(test.object_body_name):
             raise InputError(
