@@ -288,7 +288,7 @@ def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
     s = json.loads(summary.read_text())
     assert s["cases_recorded"] == 4 and s["overall"]["hl_sr"]["value"] == 0.5
     assert s["overall"]["failures"] == {"response_error": 1, "out_of_bounds_pred": 1}
-    assert "5872 of 5876 cases have no prediction: not scored" in capsys.readouterr().out
+    assert "5872 of 5876 cases have no prediction: not scored" in capsys.readouterr().err
     # Without --subset every case is scored, a missing prediction as a failure (finding 8).
     code = main(["findingdory", "score", "--data", str(VAL), "--predictions", str(preds),
                  "--out", str(summary)])  # fmt: skip
@@ -297,19 +297,19 @@ def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
     assert s["cases_scored"] == 5876 and s["missing"] == 5872
     assert s["overall"]["hl_sr"]["value"] == pytest.approx(2 / 5876)
     assert s["overall"]["failures"]["missing"] == 5872
-    assert "counted as failures" in capsys.readouterr().out
+    assert "counted as failures" in capsys.readouterr().err
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
     assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(empty)]) == 2
-    assert "no predictions in the file" in " ".join(capsys.readouterr().out.split())
+    assert "no predictions in the file" in " ".join(capsys.readouterr().err.split())
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 0, "frame_indices": [1]}\n{"frame_indices": [2]}\n')
     assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(bad)]) == 2
-    assert "line 2: id" in capsys.readouterr().out
+    assert "line 2: id" in capsys.readouterr().err
     k48 = tmp_path / "k48.jsonl"
     k48.write_text(json.dumps({"id": 0, "frame_indices": [1], "offered_frames": list(range(48))}))
     assert main(["findingdory", "score", "--data", str(VAL), "--predictions", str(k48)]) == 2
-    assert "96-frame" in capsys.readouterr().out
+    assert "96-frame" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
@@ -318,7 +318,7 @@ def test_public_file_refuses_other_budgets(tmp_path: Path, capsys) -> None:
         "--data", str(VAL), "--agent", "random", "--frames", "48", "--out", str(tmp_path / "r")
     )
     assert code == 2
-    assert "96-frame" in capsys.readouterr().out
+    assert "96-frame" in capsys.readouterr().err
 
 
 def test_all_six_metrics_from_recorded_ll_outcomes(suite_dir: Path, tmp_path: Path) -> None:
@@ -401,7 +401,7 @@ def test_rescoring_a_run_counts_unrecorded_cases_as_missing(tmp_path: Path, caps
     s = json.loads((out / "summary.json").read_text())
     assert (s["cases_scored"], s["cases_recorded"], s["missing"]) == (6, 3, 3)
     assert s["overall"]["failures"]["missing"] == 3
-    assert "3 of 6 planned cases have no record" in capsys.readouterr().out
+    assert "3 of 6 planned cases have no record" in capsys.readouterr().err
     assert main(["score", str(out), "--subset"]) == 0
     s = json.loads((out / "summary.json").read_text())
     assert (s["cases_scored"], s["missing"], s["overall"]["hl_sr"]["n"]) == (3, 0, 3)

@@ -161,25 +161,32 @@ def test_a_comparison_with_other_settings_is_refused_then_redone(tmp_path, capsy
         "frames"] == 30
 
 
-def test_findingdory_exits_nonzero_when_every_case_fails(tmp_path, capsys, fd_suite):
+@pytest.fixture()
+def broken_agent(tmp_path) -> str:
+    """A frame selector that raises on every case."""
+    agent = tmp_path / "broken.py"
+    agent.write_text("class Broken:\n"
+                     "    def select_frames(self, query, frames):\n"
+                     "        raise RuntimeError('weights missing')\n")
+    return f"{agent}:Broken"
+
+
+def test_findingdory_exits_nonzero_when_every_case_fails(tmp_path, capsys, fd_suite,
+                                                         broken_agent):
     """An agent that cannot answer anything (here: it raises on every case) is a failed run,
     not a 0% score."""
-    agent = tmp_path / "broken.py"
-    agent.write_text("class Broken:\n"
-                     "    def select_frames(self, query, frames):\n"
-                     "        raise RuntimeError('weights missing')\n")
-    status, err = call(["findingdory", "--data", str(fd_suite), "--agent", f"{agent}:Broken",
+    status, err = call(["findingdory", "--data", str(fd_suite), "--agent", broken_agent,
                         "--frames", "40", "--out", str(tmp_path / "o")], capsys)
     assert status == 1
-    assert "weights missing" in err and "12 of 12 cases got no answer" in err
+    assert "weights missing" in err and "12 of 12 recorded cases produced no answer" in err
+    assert "every one of the 12 cases produced no answer" in err.splitlines()[-1]
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["no_answer"] == 12 and "produced no answer" in summary["warnings"][0]
 
 
-def test_comparison_exits_nonzero_when_no_agent_scores(tmp_path, capsys, fd_suite):
-    agent = tmp_path / "broken.py"
-    agent.write_text("class Broken:\n"
-                     "    def select_frames(self, query, frames):\n"
-                     "        raise RuntimeError('weights missing')\n")
-    status, err = call(["run", "--suite", str(fd_suite), "--agents", f"{agent}:Broken",
+def test_comparison_exits_nonzero_when_no_agent_scores(tmp_path, capsys, fd_suite,
+                                                       broken_agent):
+    status, err = call(["run", "--suite", str(fd_suite), "--agents", broken_agent,
                         "--frames", "40", "--out", str(tmp_path / "o")], capsys)
     assert status == 1
     assert "no agent produced a score" in err
@@ -207,7 +214,7 @@ def test_scenemem_prints_its_overall_rate_and_fails_when_every_test_errors(tmp_p
     assert "memory success: 0.0 [0.0, 0.0] % of 2 tests" in ok.stdout
     broken = scenemem("Faulty", "faulty.json")  # raises on these tests' categories
     assert broken.returncode == 1, broken.stderr
-    assert "every one of the 2 tests errored" in broken.stderr
+    assert "every one of the 2 cases produced no answer" in broken.stderr
     # report and score work on SceneMem runs too
     run_dir = tmp_path / "idle_run"
     for command in ("report", "score"):
@@ -264,7 +271,13 @@ def test_setup_waits_for_the_dpkg_lock_instead_of_failing(tmp_path):
         proc = subprocess.Popen(["bash", str(ROOT / "scripts" / "apt-install.sh"), package],
                                 env={**os.environ, "APT_LOCK_WAIT": "120"},
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        time.sleep(8)  # the script is waiting for the lock, not failing
+        # observable state first: apt-get's install step has started (the list update is done)
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not _apt_installing(package):
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            time.sleep(0.1)
+        assert _apt_installing(package)
+        time.sleep(3)  # the old script failed at once here: "Could not get lock"
         assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
     finally:
         fcntl.lockf(lock, fcntl.LOCK_UN)
@@ -273,3 +286,29 @@ def test_setup_waits_for_the_dpkg_lock_instead_of_failing(tmp_path):
     assert proc.returncode == 0, out
     assert subprocess.run(["dpkg", "-s", package], capture_output=True).returncode == 0
     subprocess.run(["apt-get", "remove", "-y", "-qq", package], capture_output=True)
+
+
+def _apt_installing(package: str) -> bool:
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if args and args[0].endswith(b"apt-get") and b"install" in args and \
+                package.encode() in args:
+            return True
+    return False
+
+
+def test_doctor_probes_renderers_and_says_when_the_main_job_cannot_run(capsys):
+    from recallbench.cli import doctor
+
+    checks = {c.name: c for c in doctor.run_checks(ROOT)}
+    assert checks["headless renderer"].ok  # this machine renders (EGL or OSMesa)
+    assert checks["mujoco"].ok and checks["python"].ok
+    # a renderer that cannot work is probed in its own process and reported, never a hang
+    broken = {c.name: c for c in doctor.run_checks(ROOT, renderers=("no-such-gl",))}
+    assert not broken["renderer no-such-gl"].ok
+    assert not broken["headless renderer"].ok and broken["headless renderer"].required
+    assert main(["doctor"]) == 0
+    assert "the main job can run here" in capsys.readouterr().out

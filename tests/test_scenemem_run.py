@@ -120,13 +120,17 @@ def test_card_command_results_breakdowns_and_manifest(tmp_path):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["by_task"]["restore"]["total"] == 2
     assert summary["by_task"]["restore"]["memory"] == 1
-    assert summary["by_fixture_type"]["drawer"] == {
+    drawer = summary["by_fixture_type"]["drawer"]
+    assert {k: drawer[k] for k in ("total", "memory", "errors", "rate", "failed")} == {
         "total": 1,
         "memory": 1,
         "errors": 0,
         "rate": 1.0,
         "failed": {"approach": 0, "door": 0, "both": 0},
     }
+    # beside the runner's counts, the score with its interval (the same for `recallbench score`)
+    assert drawer["memory_success"] == {"value": 1.0, "lo": 1.0, "hi": 1.0, "n": 1}
+    assert summary["overall"]["memory_success"]["n"] == len(recs)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["packages"]["mujoco"] and manifest["python"]
     assert manifest["config"]["max_steps"] == 150 and manifest["config"]["seed"] == 0
@@ -192,6 +196,7 @@ def test_broken_policy_constructor_fails_each_test_and_bad_reference_exits(tmp_p
         str(tmp_path / "r.json"),
         "--workers",
         "1",
+        check=1,  # every test errored: nothing was evaluated, so not a 0% success
     )
     rec = records(tmp_path / "r_run")["combo_001_L1_S1_0001/a"]
     assert rec["error"] == "policy constructor raised RuntimeError: CUDA not available"

@@ -64,9 +64,12 @@ def _finish_render_probe(backend: str, proc: subprocess.Popen[str]) -> Check:
     return Check(f"renderer {backend}", False, last[:160])
 
 
-def run_checks(path: Path) -> list[Check]:
+RENDERERS = ("egl", "osmesa")
+
+
+def run_checks(path: Path, renderers: tuple[str, ...] = RENDERERS) -> list[Check]:
     """Every check, the render probes running side by side."""
-    probes = {b: _start_render_probe(b) for b in ("egl", "osmesa")} if _version("mujoco") else {}
+    probes = {b: _start_render_probe(b) for b in renderers} if _version("mujoco") else {}
     checks = [
         Check("python", sys.version_info >= (3, 10), sys.version.split()[0],
               "everything (Python >= 3.10 is needed)", required=True),
@@ -102,7 +105,12 @@ def _handle(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    checks = run_checks(Path(args.path))
+    from recallbench.errors import InputError
+
+    path = Path(args.path)
+    if not path.is_dir():
+        raise InputError(path, None, "--path: no such folder")
+    checks = run_checks(path)
     table = Table(title="recallbench doctor")
     for col in ("check", "status", "detail", "if missing"):
         table.add_column(col)

@@ -60,3 +60,19 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print_error(f"{message} (see {self.prog} --help)", self.prog)
         sys.exit(USER_ERROR)
+
+
+def run_exit_status(summary: dict, where: object) -> int:
+    """Print a scored run's warnings; 1 when nothing it was asked to do succeeded (no case
+    recorded, or no recorded case got an answer), else 0."""
+    for warning in summary.get("warnings") or []:
+        print_warning(f"{where}: {warning}")
+    recorded = summary.get("cases_recorded") or 0
+    if recorded == 0:
+        print_error(f"{where}: no case was run")
+        return 1
+    if summary.get("no_answer", 0) >= recorded:
+        print_error(f"{where}: every one of the {recorded} cases produced no answer (see the "
+                    "warning above)")
+        return 1
+    return 0

@@ -73,6 +73,38 @@ def scenemem_rows(
     return rows, ("memory_success",), {}
 
 
+def no_answer(benchmark: str, records: Any) -> list[tuple[str, str]]:
+    """(key, cause) of each recorded case where the agent produced nothing at all: it raised, its
+    input failed or its worker died (FindingDory: no frame indices and no response; SceneMem: a
+    test that errored). A wrong or unparsable answer is not among them."""
+    out = []
+    for record in records:
+        cause = next((f"{k}: {str(v)[:300]}" for k, v in record.items()
+                      if k.endswith("error") and v), None)
+        if benchmark == "findingdory":
+            if record.get("frame_indices") is None and record.get("response") is None:
+                out.append((record["key"], cause or "no answer recorded"))
+        elif record.get("error"):
+            out.append((record["key"], cause or "error"))
+    return out
+
+
+def run_warnings(summary: dict[str, Any], failed: list[tuple[str, str]]) -> list[str]:
+    """Partial failure, counted, for the console, summary.json and the report."""
+    warnings = []
+    recorded = summary["cases_recorded"]
+    if failed:
+        warnings.append(f"{len(failed)} of {recorded} recorded cases produced no answer "
+                        f"(first: {failed[0][0]}: {failed[0][1]})")
+    if summary.get("missing"):
+        warnings.append(f"{summary['missing']} of {summary['cases_scored']} planned cases have no "
+                        "record and count as failures (--subset scores only recorded ones)")
+    errors = summary.get("scenario_errors") or {}
+    if errors:
+        warnings.append(f"{len(errors)} scenario(s) could not be loaded: {', '.join(errors)}")
+    return warnings
+
+
 SCORERS = {"findingdory": findingdory_rows, "scenemem": scenemem_rows}
 SLICES = {"findingdory": ("group", "category", "template"),
           "scenemem": ("fixture_type", "task")}
@@ -127,6 +159,9 @@ def score_run(
         slices=list(SLICES[benchmark]),
         bootstrap_seed=seed,
     )
+    failed = no_answer(benchmark, completed(run_dir / "runlog.jsonl").values())
+    summary["no_answer"] = len(failed)
+    summary["warnings"] = run_warnings(summary, failed)
     write_json_atomic(run_dir / SUMMARY, _finite(summary))
     return summary
 

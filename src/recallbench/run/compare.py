@@ -247,25 +247,11 @@ def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
                          "ok", run_dir=str(out_dir), n=int(overall["n"]))
     result.metrics = {m: overall[m] for m in FINDINGDORY_METRICS if m in overall}
     result.extra = {"failures": overall.get("failures", {})}
-    unanswered = no_answer_records(out_dir / RECORDS)
     if result.n == 0:
         result.status, result.note = "failed", "no case to score: the suite has no questions"
-    elif len(unanswered) >= result.n:  # nothing answered: a broken agent, not 0%
-        first = unanswered[0]
-        cause = next((f"{k}: {first[k]}" for k in first if k.endswith("_error") and first[k]),
-                     "no answer recorded")
-        result.status = "failed"
-        result.note = f"every case failed before an answer ({str(cause)[:300]})"
+    elif summary["no_answer"] >= summary["cases_recorded"]:  # a broken agent, not 0%
+        result.status, result.note = "failed", f"every case: {summary['warnings'][0]}"
     return result
-
-
-def no_answer_records(runlog: Path) -> list[dict[str, Any]]:
-    """Records where the agent gave no answer at all (it raised, or its input failed), as
-    opposed to a wrong or unparsable answer."""
-    from recallbench.run.runlog import completed
-
-    return [r for r in completed(runlog).values()
-            if r.get("frame_indices") is None and r.get("response") is None]
 
 
 # ------------------------------------------------------------------------------ comparison
@@ -290,7 +276,7 @@ def recorded_settings(bench: str, agent_dir: Path) -> dict[str, Any] | None:
         return {k: config.get(k) for k in ("policy", "data_dir", "max_steps", "seed",
                                            "test_timeout")}
     return {k: manifest.get(k) for k in ("data_sha256", "agent", "agent_kwargs", "frames",
-                                         "seed", "limit")}
+                                         "seed")}
 
 
 def wanted_settings(bench: str, suite: Path, agent: str, opts: CompareOptions) -> dict[str, Any]:
@@ -306,7 +292,7 @@ def wanted_settings(bench: str, suite: Path, agent: str, opts: CompareOptions) -
 
     return {"data_sha256": load_suite(suite).sha256, "agent": agent,
             "agent_kwargs": opts.agent_args.get(agent, {}), "frames": opts.frames,
-            "seed": opts.seed, "limit": opts.limit}
+            "seed": opts.seed}
 
 
 def stale_runs(suites: dict[str, Path], plan: dict[str, list[Planned]], out: Path,

@@ -116,7 +116,7 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
         if not resume:
             raise UsageError("--out", f"{run_dir} already holds a run: pass --resume to finish "
                                       "it, --overwrite to start again, or choose another --out")
-        for key in ("data_sha256", "agent", "frames", "seed", "limit"):
+        for key in ("data_sha256", "agent", "frames", "seed"):
             if key in settings and old.get(key) != settings[key]:
                 raise InputError(
                     manifest_path,
@@ -124,6 +124,10 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
                     f"the run used {old.get(key)!r}, this command {settings[key]!r}: resume with "
                     "the same settings, pass --overwrite to start again, or choose another --out",
                 )
+        if any(key in settings and old.get(key) != settings[key] for key in ("limit", "cases")):
+            # a resume may extend (or narrow) the cases run; what is planned now is recorded
+            old.update(limit=settings.get("limit"), cases=settings.get("cases"))
+            write_manifest(run_dir, old)
         return old
     manifest = build_manifest(**settings)
     write_manifest(run_dir, manifest)

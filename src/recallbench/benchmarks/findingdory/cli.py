@@ -121,6 +121,7 @@ def _handle_run(args: argparse.Namespace) -> int:
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.scoring import METRICS
     from recallbench.cli.checks import check_frames, check_positive
+    from recallbench.cli.errors import run_exit_status
     from recallbench.errors import UsageError
     from recallbench.report.tables import fmt, print_summary
 
@@ -150,31 +151,7 @@ def _handle_run(args: argparse.Namespace) -> int:
             console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
     else:
         print_summary(summaries[args.frames], METRICS, console=console)
-    return _exit_status(dirs.values())
-
-
-def _exit_status(run_dirs: Any) -> int:
-    """1 when some run's agent answered no case at all (it raised, or its input failed)."""
-    from recallbench.cli.errors import print_error, print_warning
-    from recallbench.run.compare import no_answer_records
-    from recallbench.run.findingdory import RECORDS
-    from recallbench.run.runlog import completed
-
-    status = 0
-    for run_dir in run_dirs:
-        total = len(completed(run_dir / RECORDS))
-        failed = no_answer_records(run_dir / RECORDS)
-        if not failed:
-            continue
-        first = next((f"{k}: {v}" for k, v in failed[0].items() if k.endswith("_error") and v),
-                     "no answer recorded")
-        message = f"{len(failed)} of {total} cases got no answer in {run_dir} ({first[:300]})"
-        if len(failed) >= total:
-            print_error(message)
-            status = 1
-        else:
-            print_warning(message)
-    return status
+    return max(run_exit_status(summaries[k], dirs[k]) for k in dirs)
 
 
 def read_predictions(path: Path) -> dict[str, dict[str, Any]]:

@@ -129,23 +129,17 @@ def _handle(args: argparse.Namespace) -> int:
 
 
 def _overall(run_dir: Path, status: int) -> int:
-    """The overall success rate with its interval; exit 1 when every test errored."""
-    from recallbench.cli.errors import print_error, print_warning
+    """The overall success rate with its interval; warnings with counts; exit 1 when every test
+    errored (status 1 already when a scenario failed to load or tests are missing)."""
+    from recallbench.cli.errors import run_exit_status
     from recallbench.report.runs import score_run
     from recallbench.report.tables import fmt
 
     summary = score_run(run_dir)
     overall = summary["overall"]
-    n = overall["n"]
-    errors = (overall.get("failures") or {}).get("error", 0)
-    print(f"memory success: {fmt(overall['memory_success'], digits=1)} % of {n} tests "
-          f"(95% bootstrap interval)")
-    if n and errors == n:
-        print_error(f"every one of the {n} tests errored (see {run_dir / 'runlog.jsonl'})")
-        return 1
-    if errors:
-        print_warning(f"{errors} of {n} tests errored (see {run_dir / 'runlog.jsonl'})")
-    return status
+    print(f"memory success: {fmt(overall['memory_success'], digits=1)} % of {overall['n']} "
+          "tests (95% bootstrap interval)")
+    return max(status, run_exit_status(summary, run_dir))
 
 
 def _or(value: float | None, default: float) -> float:
