@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "recallbench.world.cli",
     "recallbench.run.cli",
     "recallbench.report.cli",
+    "recallbench.report.viewer.cli",
     "recallbench.agents.cli",
 )
 
