@@ -62,6 +62,8 @@ def _handle_run(args: argparse.Namespace) -> int:
         console.print(f"[red]interrupted[/red]: run the same command again to finish {args.out}")
         return 130
     console.print(f"report: {Path(args.out) / 'report.html'}")
+    if (Path(args.out) / "viewer" / "index.html").is_file():
+        console.print(f"viewer: {Path(args.out) / 'viewer' / 'index.html'}")
     return 0
 
 

@@ -149,8 +149,9 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
             "failure": sorted({r[8] for r in rows} - {""}),
         },
         "warnings": _warnings(source, cases_by_run, thumbs),
+        # a comparison writes its report.html right after its viewer
         "report": _rel(source.path / "report.html", out)
-        if (source.path / "report.html").is_file() else None,
+        if source.kind == "comparison" or (source.path / "report.html").is_file() else None,
     }
     _put(data / "overview.js", "overview", overview)
     _write(data / "stamp.json", json.dumps({"written": written, "n_cases": len(rows)}))
@@ -174,3 +175,26 @@ def _write_matrix(data: Path, bench: str, agents: list[str], rows: list[list[Any
         name = f"matrix-{bench}-{k:03d}"
         _put(data / f"{name}.js", name, items[k * MATRIX_CHUNK:(k + 1) * MATRIX_CHUNK])
     return chunks
+
+
+def read_overview(viewer: str | Path) -> dict[str, Any] | None:
+    """The overview a build wrote (``data/overview.js``), or None when there is none."""
+    path = Path(viewer) / "data" / "overview.js"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(","), text.rfind(")")
+    try:
+        return json.loads(text[start + 1:end])
+    except json.JSONDecodeError:
+        return None
+
+
+def try_build_viewer(path: str | Path, console: Any) -> Path | None:
+    """Build the viewer after a comparison; a failure is a warning, never the comparison's."""
+    try:
+        return build_viewer(path)
+    except Exception as exc:  # the tables and report.html must still be written
+        console.print(f"[yellow]warning[/yellow]: the case viewer was not written: "
+                      f"{type(exc).__name__}: {exc}", highlight=False)
+        return None
