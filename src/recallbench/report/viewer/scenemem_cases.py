@@ -85,10 +85,23 @@ class ScenarioCache:
                 self._scenarios[key] = None
         return self._scenarios[key]
 
+    def _even_frames(self, video: Path) -> list[dict[str, Any]]:
+        from recallbench.video.reader import count_frames
+
+        try:
+            n = count_frames(video)
+        except Exception:
+            return []
+        picks = sorted({round(i * (n - 1) / (MAX_STRIP // 2 - 1)) for i in range(MAX_STRIP // 2)})
+        return [{"frame": f, "label": f"frame {f} (no subtask boundaries recorded)"}
+                for f in picks if n > 0]
+
     def strips(self, scenario: Scenario, test: Any) -> list[dict[str, Any]]:
         subtasks = self._subtasks.get(str(scenario.root), {})
         frames = _strip_frames(subtasks, _placed_frame(test, subtasks))
         videos = [scenario.root / "videos" / name for name in VIDEO_NAMES]
+        if not frames:  # no subtask segments recorded: evenly spaced frames instead
+            frames = self._even_frames(videos[0])
         return [{"camera": v.stem, "frames": [
             {**m, "thumb": self.thumbs.url(v, m["frame"])} for m in frames]} for v in videos]
 

@@ -255,6 +255,8 @@ function renderFindingDory(c) {
     return `<div class="${cls}" title="position ${p}, frame ${f}${valid.has(p) ? ", valid" : ""}${chosen.has(p) ? ", chosen" : ""}">${chosen.has(p) ? '<span class="tag">chosen</span>' : ""}${img}${p}</div>`;
   }).join("") + "</div>");
   if (!d.strip) parts.push(`<p class="meta">No video for this case on disk: frames are shown as positions only.</p>`);
+  const anyValid = d.answer.some((g) => g.some((f) => f >= 0));
+  if (!d.valid_positions.length) parts.push(`<p class="meta" id="novalid">${anyValid ? "None of the offered frames is valid: every valid frame fell between the K offered ones." : "This question has no valid frame at all (answer [-1]): no choice can succeed."}</p>`);
   parts.push("<h2>Chosen frames beside the nearest valid frames</h2>");
   if (!d.pairs.length) parts.push("<p>The agent chose no usable frame.</p>");
   parts.push(`<div class="pairs" id="pairs">` + d.pairs.map((pr) => `<div class="pair"><figure>${pr.thumb ? `<img class="chosen" src="${esc(pr.thumb)}" alt="chosen frame ${pr.frame}">` : ""}<figcaption>chosen: position ${pr.position}, frame ${esc(pr.frame)} <span class="${pr.valid ? "ok" : "bad"}">${pr.valid ? "valid" : "not valid"}</span></figcaption></figure>` +
