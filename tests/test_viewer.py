@@ -226,6 +226,7 @@ def test_viewer_in_chromium(cmp_dir, tmp_path):
                              ".every(i => i.complete && i.naturalWidth > 0)")
         assert page.locator("#pairs img.chosen").count() >= 1
         assert page.locator("#pairs img.valid").count() >= 1
+        assert page.locator("svg#map polyline").count() == 1  # the episode's recorded path
 
         # a failing SceneMem case: camera strips, map and signals against the thresholds
         show("cases?bench=scenemem&success=failure", "cases_scenemem_failures")

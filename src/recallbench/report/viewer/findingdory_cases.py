@@ -10,6 +10,9 @@ scorer (``score_records``), never recomputed here.
 
 from __future__ import annotations
 
+import bisect
+import hashlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,28 +43,43 @@ def _valid_frames(case: QACase) -> set[int]:
     return {int(f) for goal in case.answer for f in goal if int(f) >= 0}
 
 
-def _nearest(frame: int, valid: set[int]) -> int | None:
-    return min(valid, key=lambda v: (abs(v - frame), v)) if valid else None
+def _nearest(frame: int, valid: list[int]) -> int | None:
+    """The valid frame closest to ``frame`` (the earlier one on a tie); ``valid`` is sorted."""
+    if not valid:
+        return None
+    i = bisect.bisect_left(valid, frame)
+    near = [v for v in valid[max(0, i - 1):i + 1]]
+    return min(near, key=lambda v: (abs(v - frame), v))
 
 
-def _map(episode: Any, offered: list[int], chosen: list[int], valid_offered: list[int]) -> dict:
+def episode_path(episode: Any) -> list[list[float]]:
+    """The robot's recorded path in the video, thinned for the map (one per episode)."""
     pose = episode.pose
     step = max(1, len(pose) // PATH_POINTS)
-    path = [[round(float(x), 2), round(float(y), 2)] for x, y, _ in pose[::step]]
+    return [[round(float(x), 2), round(float(y), 2)] for x, y, _ in pose[::step]]
+
+
+def _map(episode: Any, chosen: list[int], valid_offered: list[int]) -> dict:
+    pose = episode.pose
 
     def at(frames: list[int]) -> list[list[float]]:
         return [[round(float(pose[f][0]), 2), round(float(pose[f][1]), 2)]
                 for f in frames if 0 <= f < len(pose)]
 
-    return {"path": path, "chosen": at(chosen), "valid": at(valid_offered),
-            "start": at([len(pose) - 1])}
+    return {"chosen": at(chosen), "valid": at(valid_offered), "start": at([len(pose) - 1])}
+
+
+def path_name(suite_key: str, ep_id: str) -> str:
+    """The data file holding an episode's path (file-name safe, unique per suite)."""
+    return f"path-{suite_key}-" + re.sub(r"[^A-Za-z0-9_.-]+", "_", ep_id)
 
 
 def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], video: Path | None,
-                episode: Any, thumbs: Thumbnailer) -> dict[str, Any]:
+                episode: Any, thumbs: Thumbnailer, suite_key: str = "") -> dict[str, Any]:
     offered = [int(f) for f in record.get("offered_frames") or []]
     in_answer_space = case.answer_frames is not None  # answers index positions, not frames
     valid = _valid_frames(case)
+    valid_sorted = sorted(valid)
     positions, _ = resolve_positions(record)
     chosen = [p for p in positions or [] if isinstance(p, int)]
 
@@ -73,7 +91,7 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
     for p in chosen:
         frame = original(p)
         key = p if in_answer_space else frame
-        near = _nearest(key, valid) if key is not None else None
+        near = _nearest(key, valid_sorted) if key is not None else None
         near_frame = (original(near) if in_answer_space else near) if near is not None else None
         pairs.append({
             "position": p, "frame": frame, "valid": key in valid,
@@ -86,7 +104,7 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
         "question": case.question, "template": case.template, "ordered": case.ordered,
         "answer": [list(g)[:50] for g in case.answer], "answer_frames": case.answer_frames,
         "offered": offered, "valid_positions": valid_pos, "chosen": chosen,
-        "strip": [thumbs.url(video, f) for f in offered] if video else None,
+        "strip": thumbs.want(video, offered),  # thumbnail folder: strip + f"{frame}.jpg"
         "pairs": pairs, "video": str(video) if video else None,
         "failure": scored.get("failure"), "parse_error": scored.get("parse_error"),
         "metrics": {k: scored.get(k) for k in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr",
@@ -100,14 +118,16 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
         "ll": record.get("ll"), "ll_failure": scored.get("ll_failure"),
     }
     if episode is not None:
-        detail["map"] = _map(episode, offered, [f for f in map(original, chosen) if f is not None],
+        detail["map"] = _map(episode, [f for f in map(original, chosen) if f is not None],
                              [offered[p] for p in valid_pos])
+        detail["map"]["path"] = path_name(suite_key, case.ep_id)  # one file per episode
     return detail
 
 
-def run_cases(run_dir: Path, agent: str,
-              thumbs: Thumbnailer) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """(index row, detail) for every recorded case of a FindingDory run, in suite order."""
+def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
+              shared: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(index row, detail) for every recorded case of a FindingDory run, in suite order;
+    ``shared`` receives the data several cases point to (each episode's path, once)."""
     manifest = read_manifest(run_dir)
     suite = cached_suite(str(manifest["data"]))
     scoring = manifest.get("scoring") or "published"
@@ -117,12 +137,18 @@ def run_cases(run_dir: Path, agent: str,
     scored = {r["id"]: r for r in score_records(suite, records, scoring=scoring)}
     episodes = EpisodeCache(suite)
     videos_dir = manifest.get("videos")
+    suite_key = hashlib.sha1(str(suite.path).encode()).hexdigest()[:8]
     for case in suite.cases:
         if case.id not in records:
             continue
         row = scored[case.id]
         video = resolve_video(suite, case, videos_dir)
-        detail = case_detail(case, records[case.id], row, video, episodes.get(case.ep_id), thumbs)
+        episode = episodes.get(case.ep_id)
+        name = path_name(suite_key, case.ep_id)
+        if episode is not None and name not in shared:
+            shared[name] = episode_path(episode)
+        detail = case_detail(case, records[case.id], row, video, episode, thumbs,
+                             suite_key)
         yield {
             "bench": "findingdory", "agent": agent, "id": case.id,
             "category": case.category, "group": case.group, "kind": case.template,

@@ -127,8 +127,8 @@ def test_detail(record: dict[str, Any], scenario: Scenario | None, cache: Scenar
     return detail
 
 
-def run_cases(run_dir: Path, agent: str,
-              thumbs: Thumbnailer) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
+              shared: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(index row, detail) for every recorded test of a SceneMem run, in key order."""
     config = read_manifest(run_dir).get("config") or {}
     data_dir = Path(config.get("data_dir") or ".")

@@ -103,10 +103,12 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
     details: list[dict[str, Any]] = []
     by_bench: dict[str, list[tuple[dict, dict]]] = {}
     cases_by_run: dict[int, int] = {}
+    shared: dict[str, Any] = {}  # data many cases point to, one file each
     for i, run in enumerate(source.runs):
         if run.status != "ok" or run.run_dir is None:
             continue
-        for row, detail in CASE_READERS[run.benchmark](run.run_dir, run.agent, thumbs):
+        for row, detail in CASE_READERS[run.benchmark](run.run_dir, run.agent, thumbs,
+                                                              shared):
             ref = len(rows)
             rows.append([ref, row["bench"], row["agent"], row["id"], row["category"],
                          row["group"], row["kind"], int(row["success"]), row["failure"],
@@ -115,6 +117,8 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
             by_bench.setdefault(run.benchmark, []).append((row, detail))
             cases_by_run[i] = cases_by_run.get(i, 0) + 1
     thumbs.make(progress)
+    for name, value in shared.items():
+        _put(data / f"{name}.js", name, value)  # names are file-name safe (path_name)
     for start in range(0, max(len(rows), 1), INDEX_CHUNK):
         _put(data / f"index-{start // INDEX_CHUNK:03d}.js", f"index-{start // INDEX_CHUNK:03d}",
              rows[start:start + INDEX_CHUNK])

@@ -26,17 +26,33 @@ class Thumbnailer:
         self.wanted: dict[Path, set[int]] = {}
         self.made = 0
         self.failed: dict[str, str] = {}
+        self._bases: dict[str, tuple[Path, str] | None] = {}
+
+    def base(self, video: Path | str | None) -> str | None:
+        """The folder URL of a video's thumbnails (``thumbs/<key>/``), None without the video.
+        Looked up once per video: a 10,000-case run asks half a million times."""
+        if video is None:
+            return None
+        key = str(video)
+        if key not in self._bases:
+            path = Path(video)
+            self._bases[key] = (path, f"{THUMB_DIR}/{video_key(path)}/") if path.is_file() \
+                else None
+        found = self._bases[key]
+        return found[1] if found else None
+
+    def want(self, video: Path | str | None, frames: list[int]) -> str | None:
+        """Ask for these frames' thumbnails (``base + f"{frame}.jpg"``); returns ``base``."""
+        base = self.base(video)
+        if base is not None:
+            path = self._bases[str(video)][0]  # type: ignore[index]
+            self.wanted.setdefault(path, set()).update(int(f) for f in frames if f >= 0)
+        return base
 
     def url(self, video: Path | str | None, frame: int) -> str | None:
         """Relative URL of this frame's thumbnail (decoded later by ``make``), or None."""
-        if video is None or frame < 0:
-            return None
-        video = Path(video)
-        if not video.is_file():
-            return None
-        key = video_key(video)
-        self.wanted.setdefault(video, set()).add(int(frame))
-        return f"{THUMB_DIR}/{key}/{int(frame)}.jpg"
+        base = self.want(video, [frame]) if frame >= 0 else None
+        return f"{base}{int(frame)}.jpg" if base else None
 
     def make(self, progress: Callable[[str], None] | None = None) -> int:
         """Decode every asked-for thumbnail not yet on disk; returns how many were written.

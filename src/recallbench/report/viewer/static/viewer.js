@@ -243,7 +243,7 @@ function lineChart(id, title, steps, series, threshold, thresholdLabel) {
   return svg + "</svg>";
 }
 
-function renderFindingDory(c) {
+function renderFindingDory(c, path) {
   const d = c.detail, valid = new Set(d.valid_positions), chosen = new Set(d.chosen);
   const parts = [`<p><strong>Question:</strong> <span id="question">${esc(d.question)}</span></p>`,
     kv({ template: d.template, ordered: d.ordered, "answer space": d.answer_frames ? `${d.answer_frames}-frame subsampled` : "original frames",
@@ -251,7 +251,7 @@ function renderFindingDory(c) {
   parts.push(`<h2>Offered frames (K = ${d.offered.length})</h2><div class="legend"><span><i class="sw" style="border:3px solid #1f9d55"></i>valid (${d.valid_positions.length})</span><span><i class="sw" style="outline:3px dashed #1d4ed8"></i>chosen by the agent (${d.chosen.length})</span></div>`);
   parts.push(`<div class="strip" id="timeline">` + d.offered.map((f, p) => {
     const cls = `cell${valid.has(p) ? " valid" : ""}${chosen.has(p) ? " chosen" : ""}`;
-    const img = d.strip && d.strip[p] ? `<img loading="lazy" src="${esc(d.strip[p])}" alt="frame ${f}">` : "";
+    const img = d.strip ? `<img loading="lazy" src="${esc(d.strip + f + ".jpg")}" alt="frame ${f}">` : "";
     return `<div class="${cls}" title="position ${p}, frame ${f}${valid.has(p) ? ", valid" : ""}${chosen.has(p) ? ", chosen" : ""}">${chosen.has(p) ? '<span class="tag">chosen</span>' : ""}${img}${p}</div>`;
   }).join("") + "</div>");
   if (!d.strip) parts.push(`<p class="meta">No video for this case on disk: frames are shown as positions only.</p>`);
@@ -264,7 +264,7 @@ function renderFindingDory(c) {
   parts.push("<h2>Scores</h2>" + table(Object.keys(d.metrics), [Object.values(d.metrics).map((v) => (v === null ? "n/a" : num(v, 2)))], 0));
   parts.push("<h2>Agent transcript</h2>" + kv({ ...d.transcript, response: undefined }) + (d.transcript.response ? `<pre id="response">${esc(d.transcript.response)}</pre>` : ""));
   if (d.ll) parts.push("<h2>Low-level rollout</h2>" + kv(d.ll));
-  if (d.map) parts.push("<h2>Robot path in the video</h2>" + topDown("recorded path", d.map.path, [
+  if (d.map) parts.push("<h2>Robot path in the video</h2>" + topDown("recorded path", path, [
     ...d.map.valid.map((xy) => ({ xy, color: "#1f9d55", label: "valid frame pose", r: 4 })),
     ...d.map.chosen.map((xy) => ({ xy, color: "#1d4ed8", label: "chosen frame pose", ring: true, r: 7 })),
     ...d.map.start.map((xy) => ({ xy, color: "#111", label: "episode start (LL)", ring: true, r: 11 }))]));
@@ -309,7 +309,9 @@ async function renderCase(ref) {
   const head = `<h1>${esc(c.bench === "findingdory" ? "FindingDory" : "SceneMem")} case ${esc(c.id)}</h1>` +
     `<p class="meta">agent ${agentLabel(c.bench, c.agent)} &middot; category ${esc(c.category)} &middot; ${esc(c.group)} &middot; ${esc(c.kind)} &middot; ` +
     `<span id="outcome" class="${c.success ? "ok" : "bad"}">${c.success ? "success" : "failure" + (c.failure ? ": " + esc(c.failure) : "")}</span> &middot; <a href="#cases">all cases</a></p>`;
-  return head + (c.bench === "findingdory" ? renderFindingDory(c) : renderSceneMem(c));
+  if (c.bench !== "findingdory") return head + renderSceneMem(c);
+  const path = c.detail.map ? await RB.load(c.detail.map.path) : null;
+  return head + renderFindingDory(c, path);
 }
 
 /* ---------------------------------------------------------------- comparison */
