@@ -84,6 +84,8 @@ def _handle_demo(args: argparse.Namespace) -> int:
         console.print(f"[red]interrupted[/red]: `recallbench demo --out {args.out}` resumes")
         return 130
     print(f"report: {report}")
+    if (report.parent / "viewer" / "index.html").is_file():
+        print(f"viewer: {report.parent / 'viewer' / 'index.html'}")
     return 0
 
 
