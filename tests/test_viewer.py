@@ -244,3 +244,40 @@ def test_viewer_in_chromium(cmp_dir, tmp_path):
         assert "approach 1.2" in page.locator("svg#distance").text_content()
         browser.close()
     assert errors == []
+
+
+def test_a_served_page_follows_a_run_in_progress(cmp_dir, tmp_path):
+    """--serve: an open page reloads itself when the run log grows (a file:// page would not)."""
+    sync_api = _browser()
+    run = tmp_path / "live_run"
+    shutil.copytree(cmp_dir / "findingdory" / "blind", run)
+    shutil.rmtree(run / "viewer", ignore_errors=True)
+    log = run / "runlog.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:2]))
+    index = build_viewer(run, live=True)
+    ready, stop = threading.Event(), threading.Event()
+    thread = threading.Thread(target=serve, args=(run, index.parent, 0),
+                              kwargs={"ready": ready, "stop": stop}, daemon=True)
+    thread.start()
+    errors: list[str] = []
+    try:
+        assert ready.wait(10)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+            page = browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.goto(f"http://127.0.0.1:{ready.port}/index.html#cases")
+            page.wait_for_function("document.body.dataset.ready === 'cases'")
+            assert page.inner_text("#count") == "2 cases"
+            with open(log, "a") as f:
+                f.writelines(lines[2:])
+            page.wait_for_function(f"document.querySelector('#count') && document.querySelector("
+                                   f"'#count').textContent === '{len(lines)} cases'",
+                                   timeout=20000)
+            assert "live" in page.inner_text("#status")
+            browser.close()
+    finally:
+        stop.set()
+        thread.join(10)
+    assert errors == []

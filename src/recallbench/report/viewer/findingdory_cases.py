@@ -138,6 +138,12 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
     episodes = EpisodeCache(suite)
     videos_dir = manifest.get("videos")
     suite_key = hashlib.sha1(str(suite.path).encode()).hexdigest()[:8]
+    frames = sorted({c.num_frames for c in suite.cases if c.num_frames})
+    shared.setdefault("_facts", {})["findingdory"] = {
+        "questions": len(suite.cases), "episodes": len({c.ep_id for c in suite.cases}),
+        "frames per video": f"{frames[0]}-{frames[-1]}" if frames else "unknown",
+        "offered frames K": manifest.get("frames"), "scoring": scoring,
+        "generated (annotated)": suite.generated}
     for case in suite.cases:
         if case.id not in records:
             continue

@@ -130,11 +130,16 @@ def test_detail(record: dict[str, Any], scenario: Scenario | None, cache: Scenar
 def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
               shared: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(index row, detail) for every recorded test of a SceneMem run, in key order."""
-    config = read_manifest(run_dir).get("config") or {}
+    manifest = read_manifest(run_dir)
+    config = manifest.get("config") or {}
     data_dir = Path(config.get("data_dir") or ".")
     thresholds = config.get("thresholds") or {}
     cache = ScenarioCache(thumbs)
     records = completed(run_dir / RUNLOG)
+    shared.setdefault("_facts", {})["scenemem"] = {
+        "scenarios": len(manifest.get("scenarios") or []),
+        "max steps": config.get("max_steps") or "per test (spec), else 1500",
+        "thresholds": thresholds, "robocasa": manifest.get("robocasa_imported")}
     for key in sorted(records):
         record = records[key]
         scenario = cache.scenario(data_dir / str(record.get("scenario")))

@@ -117,6 +117,7 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
             by_bench.setdefault(run.benchmark, []).append((row, detail))
             cases_by_run[i] = cases_by_run.get(i, 0) + 1
     thumbs.make(progress)
+    facts = shared.pop("_facts", {})  # each benchmark's suite in numbers, for the overview
     for name, value in shared.items():
         _put(data / f"{name}.js", name, value)  # names are file-name safe (path_name)
     for start in range(0, max(len(rows), 1), INDEX_CHUNK):
@@ -130,6 +131,7 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
         agents = [r.agent for r in source.runs if r.benchmark == bench and r.status == "ok"]
         benchmarks[bench] = benchmark_overview(bench, agents, cases)
         benchmarks[bench]["matrix_chunks"] = _write_matrix(data, bench, agents, rows)
+        benchmarks[bench]["facts"] = facts.get(bench, {})
     for bench in {r.benchmark for r in source.runs} - set(benchmarks):
         benchmarks[bench] = {"title": bench, "agents": {}, "empty": True}
     suite = (source.comparison or {}).get("suite") or next(

@@ -68,7 +68,9 @@ function renderOverview() {
     const m0 = (cards.find((a) => a.manifest && Object.keys(a.manifest).length) || {}).manifest || {};
     const setting = bench === "findingdory" ? `K = ${esc(m0.frames ?? "?")} offered frames, scoring ${esc(m0.scoring ?? "published")}`
       : `max steps ${esc((cards[0] || {}).max_steps ?? "per test")}, thresholds ${esc(JSON.stringify((cards[0] || {}).thresholds || {}))}`;
-    parts.push(`<p class="meta">suite ${esc(o.suites[bench] || m0.data || o.suite)} &middot; ${setting}</p>`);
+    const hasFacts = b.facts && Object.keys(b.facts).length;  // the suite in numbers, else the settings
+    parts.push(`<p class="meta">suite ${esc(o.suites[bench] || m0.data || o.suite)}${hasFacts ? "" : " &middot; " + setting}</p>`);
+    if (hasFacts) parts.push(`<div class="facts">${kv(b.facts)}</div>`);
     const header = ["agent", "n", ...b.metrics.map((m) => `${esc(b.labels[m])} % [95% CI]`), "failure modes", "run"];
     const rows = cards.map((c) => {
       const a = b.agents[c.agent];
