@@ -206,14 +206,15 @@ function scaleFor(points, w, h, padding = 20) {
   const s = Math.min((w - 2 * padding) / Math.max(x1 - x0, 1e-6), (h - 2 * padding) / Math.max(y1 - y0, 1e-6));
   return (p) => [padding + (p[0] - x0) * s, h - padding - (p[1] - y0) * s];
 }
-function topDown(title, path, marks) {
-  // path: [[x,y]...]; marks: [{xy, color, label, r, ring}]
-  const all = [...path, ...marks.map((m) => m.xy)].filter((p) => p && p[0] !== null);
+function topDown(title, path, marks, second) {
+  // path: [[x,y]...]; marks: [{xy, color, label, r, ring}]; second: another path (LL rollout)
+  const all = [...path, ...(second || []), ...marks.map((m) => m.xy)].filter((p) => p && p[0] !== null);
   if (!all.length) return "";
   const w = 420, h = 340, tr = scaleFor(all, w, h);
   let svg = `<svg id="map" width="${w}" height="${h}" role="img" aria-label="${esc(title)}"><text x="6" y="14" font-size="11">${esc(title)} (top-down, x right, y up)</text>`;
   const pts = path.filter((p) => p[0] !== null).map((p) => tr(p).map((v) => v.toFixed(1)).join(",")).join(" ");
   if (pts) svg += `<polyline points="${pts}" fill="none" stroke="#64748b" stroke-width="1.5"/>`;
+  if (second && second.length) svg += `<polyline class="second" points="${second.map((p) => tr(p).map((v) => v.toFixed(1)).join(",")).join(" ")}" fill="none" stroke="#d97706" stroke-width="2"/>`;
   const first = path.find((p) => p[0] !== null), last = [...path].reverse().find((p) => p[0] !== null);
   if (first) { const [x, y] = tr(first); svg += `<rect x="${x - 4}" y="${y - 4}" width="8" height="8" fill="#64748b"><title>start</title></rect>`; }
   if (last) { const [x, y] = tr(last); svg += `<polygon points="${x},${y - 6} ${x - 5},${y + 4} ${x + 5},${y + 4}" fill="#111"><title>end</title></polygon>`; }
@@ -265,11 +266,18 @@ function renderFindingDory(c, path) {
     `<figure>${pr.nearest_thumb ? `<img class="valid" src="${esc(pr.nearest_thumb)}" alt="nearest valid frame ${pr.nearest}">` : ""}<figcaption>nearest valid: frame ${esc(pr.nearest ?? "none")}</figcaption></figure></div>`).join("") + "</div>");
   parts.push("<h2>Scores</h2>" + table(Object.keys(d.metrics), [Object.values(d.metrics).map((v) => (v === null ? "n/a" : num(v, 2)))], 0));
   parts.push("<h2>Agent transcript</h2>" + kv({ ...d.transcript, response: undefined }) + (d.transcript.response ? `<pre id="response">${esc(d.transcript.response)}</pre>` : ""));
-  if (d.ll) parts.push("<h2>Low-level rollout</h2>" + kv(d.ll));
-  if (d.map) parts.push("<h2>Robot path in the video</h2>" + topDown("recorded path", path, [
-    ...d.map.valid.map((xy) => ({ xy, color: "#1f9d55", label: "valid frame pose", r: 4 })),
-    ...d.map.chosen.map((xy) => ({ xy, color: "#1d4ed8", label: "chosen frame pose", ring: true, r: 7 })),
-    ...d.map.start.map((xy) => ({ xy, color: "#111", label: "episode start (LL)", ring: true, r: 11 }))]));
+  if (d.ll) parts.push("<h2>Low-level rollout</h2>" + kv({ ...d.ll, path: d.ll.path ? `${d.ll.path.length} points, drawn on the map below` : undefined }));
+  if (d.map) {
+    const ll = (d.ll && d.ll.path) || null;
+    parts.push("<h2>Robot path in the video" + (ll ? " and the LL rollout" : "") + "</h2>" +
+      `<div class="legend"><span><i class="sw" style="background:#64748b"></i>path in the video</span>${ll ? '<span><i class="sw" style="background:#d97706"></i>LL rollout (stops: orange rings)</span>' : ""}<span><i class="sw" style="background:#1f9d55"></i>valid frames' poses</span><span><i class="sw" style="background:#1d4ed8"></i>chosen frames' poses</span><span><i class="sw" style="border:2px solid #111"></i>episode end = LL start</span></div>` +
+      topDown("recorded path", path, [
+        ...d.map.valid.map((xy) => ({ xy, color: "#1f9d55", label: "valid frame pose", r: 4 })),
+        ...d.map.chosen.map((xy) => ({ xy, color: "#1d4ed8", label: "chosen frame pose", ring: true, r: 7 })),
+        ...d.map.start.map((xy) => ({ xy, color: "#111", label: "episode end = LL start", ring: true, r: 11 })),
+        ...((d.ll && d.ll.stops) || []).map((s) => ({ xy: s.pose.slice(0, 2), color: "#d97706", label: `LL stop at step ${s.step}`, ring: true, r: 6 }))],
+      ll));
+  }
   return parts.join("\n");
 }
 
