@@ -54,6 +54,9 @@ def test_scenemem_runs_record_a_per_step_trace(cmp_dir):
         assert tr["joints"] and len(tr["qpos"]) == len(tr["joints"])
         assert tr["target"] == rec["fixture"] and tr["target"] in tr["fixtures"]
         assert all(b[0] is not None for b in tr["base"])  # the kitchen has the card's base body
+        (room,) = tr["rooms"]  # the built-in kitchen: one room, the map's floor plan
+        x0, y0, x1, y1 = room["bounds"]
+        assert all(x0 <= x <= x1 and y0 <= y <= y1 for x, y, _ in tr["base"])
 
 
 def test_run_writes_the_viewer_with_thumbnail_files_and_links_it(cmp_dir):
@@ -240,6 +243,7 @@ def test_viewer_in_chromium(cmp_dir, tmp_path):
         assert page.evaluate("[...document.querySelectorAll('.cam img')]"
                              ".every(i => i.complete && i.naturalWidth > 0)")
         assert page.locator("svg#map polyline").count() == 1
+        assert page.locator("svg#map rect.room").count() == 1  # the kitchen's floor plan
         assert page.locator("svg#distance polyline").count() == 1
         assert "approach 1.2" in page.locator("svg#distance").text_content()
         browser.close()

@@ -21,7 +21,7 @@ from recallbench.benchmarks.scenemem.success import (
     measure,
     restore_distance,
 )
-from recallbench.benchmarks.scenemem.trace import RolloutTrace, scenario_fixtures
+from recallbench.benchmarks.scenemem.trace import RolloutTrace, room_bounds, scenario_fixtures
 
 DEFAULT_MAX_STEPS = 1500
 
@@ -92,7 +92,7 @@ def run_rollout(
     m, rd, _ = score()
     min_dist, max_q, min_rd = m.distance, m.max_abs_qpos, rd
     trace = RolloutTrace(env.sim, fixture.name, fixture.joint_names,
-                         scenario_fixtures(env, scenario.spec.tests))
+                         scenario_fixtures(env, scenario.spec.tests), room_bounds(env))
     trace.sample(0, m.distance)
     steps, success, error = 0, False, None
     action_dim = int(env.action_dim)

@@ -3,7 +3,8 @@
 The outcome alone (``min_distance``, ``max_abs_qpos``) says that a rollout failed, not how: the
 trace keeps, per recorded step, the robot base's pose (x, y, yaw), its distance to the target
 fixture and the qpos of each of the fixture's listed joints, plus the xy of the scenario's
-fixtures (so the viewer can draw a top-down map without the simulator). Long rollouts are
+fixtures and the built-in world's room rectangles (so the viewer can draw a top-down map
+without the simulator). Long rollouts are
 thinned to at most ``MAX_SAMPLES`` evenly spaced steps (first and last always kept), so a record
 stays a few KB. ``version`` changes whenever the fields do; records without a trace (older
 runs, failed workers) are still valid.
@@ -49,8 +50,9 @@ class RolloutTrace:
     """Collects one sample per step; ``to_dict`` thins and rounds them for the run log."""
 
     def __init__(self, sim: Any, target: str, joints: list[str],
-                 fixtures: dict[str, str]) -> None:
+                 fixtures: dict[str, str], rooms: list[dict[str, Any]] | None = None) -> None:
         self.sim = sim
+        self.rooms = rooms or []
         self.joints = list(joints)
         self.target = target
         self.fixtures = fixture_positions(sim, fixtures)
@@ -84,7 +86,17 @@ class RolloutTrace:
             "qpos": [col(5 + j, 4) for j in range(len(self.joints))],
             "target": self.target,
             "fixtures": self.fixtures,
+            "rooms": self.rooms,
         }
+
+
+def room_bounds(env: Any) -> list[dict[str, Any]]:
+    """The built-in world's rooms ({name, bounds: [x0, y0, x1, y1]}) for the map's floor plan;
+    empty for robosuite scenes, which list none."""
+    meta = getattr(env, "world_meta", None)
+    rooms = meta.get("rooms", []) if isinstance(meta, dict) else []
+    return [{"name": str(r.get("name")), "bounds": [round(float(v), 3) for v in r["bounds"]]}
+            for r in rooms if isinstance(r, dict) and len(r.get("bounds") or []) == 4]
 
 
 def scenario_fixtures(env: Any, tests: list[Any]) -> dict[str, str]:

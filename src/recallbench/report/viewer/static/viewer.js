@@ -206,12 +206,18 @@ function scaleFor(points, w, h, padding = 20) {
   const s = Math.min((w - 2 * padding) / Math.max(x1 - x0, 1e-6), (h - 2 * padding) / Math.max(y1 - y0, 1e-6));
   return (p) => [padding + (p[0] - x0) * s, h - padding - (p[1] - y0) * s];
 }
-function topDown(title, path, marks, second) {
-  // path: [[x,y]...]; marks: [{xy, color, label, r, ring}]; second: another path (LL rollout)
-  const all = [...path, ...(second || []), ...marks.map((m) => m.xy)].filter((p) => p && p[0] !== null);
+function topDown(title, path, marks, second, rooms) {
+  // path: [[x,y]...]; marks: [{xy, color, label, r, ring}]; second: another path (LL rollout);
+  // rooms: [{name, bounds: [x0, y0, x1, y1]}] drawn as the floor plan
+  const corners = (rooms || []).flatMap((r) => [[r.bounds[0], r.bounds[1]], [r.bounds[2], r.bounds[3]]]);
+  const all = [...path, ...(second || []), ...corners, ...marks.map((m) => m.xy)].filter((p) => p && p[0] !== null);
   if (!all.length) return "";
   const w = 420, h = 340, tr = scaleFor(all, w, h);
   let svg = `<svg id="map" width="${w}" height="${h}" role="img" aria-label="${esc(title)}"><text x="6" y="14" font-size="11">${esc(title)} (top-down, x right, y up)</text>`;
+  for (const r of rooms || []) {
+    const [ax, ay] = tr([r.bounds[0], r.bounds[3]]), [bx, by] = tr([r.bounds[2], r.bounds[1]]);
+    svg += `<rect class="room" x="${ax}" y="${ay}" width="${bx - ax}" height="${by - ay}" fill="#f4f1ea" stroke="#999"><title>${esc(r.name)}</title></rect><text x="${ax + 4}" y="${by - 4}" font-size="10" fill="#777">${esc(r.name)}</text>`;
+  }
   const pts = path.filter((p) => p[0] !== null).map((p) => tr(p).map((v) => v.toFixed(1)).join(",")).join(" ");
   if (pts) svg += `<polyline points="${pts}" fill="none" stroke="#64748b" stroke-width="1.5"/>`;
   if (second && second.length) svg += `<polyline class="second" points="${second.map((p) => tr(p).map((v) => v.toFixed(1)).join(",")).join(" ")}" fill="none" stroke="#d97706" stroke-width="2"/>`;
@@ -307,7 +313,7 @@ function renderSceneMem(c) {
   if (fixtures[tr.target]) marks.push({ xy: fixtures[tr.target], color: "#1f9d55", label: "target " + tr.target, ring: true, r: 11 });
   if (d.chosen_fixture && fixtures[d.chosen_fixture]) marks.push({ xy: fixtures[d.chosen_fixture], color: "#1d4ed8", label: "chosen " + d.chosen_fixture, ring: true, r: 8 });
   parts.push(`<h2>Top-down map and signals</h2><div class="legend"><span><i class="sw" style="background:#1f9d55"></i>target fixture</span><span><i class="sw" style="background:#1d4ed8"></i>fixture the agent chose</span><span><i class="sw" style="background:#64748b"></i>base trajectory (square: start, triangle: end)</span></div><div class="grid2">` +
-    topDown("trajectory", tr.base.map((b) => [b[0], b[1]]), marks) +
+    topDown("trajectory", tr.base.map((b) => [b[0], b[1]]), marks, null, tr.rooms) +
     lineChart("distance", "distance base to target fixture (m)", tr.step, [{ name: "distance", values: tr.distance }], th.approach_dist, "approach") +
     lineChart("qpos", "|qpos| of the target's joints", tr.step, tr.joints.map((j, i) => ({ name: j, values: tr.qpos[i].map((v) => (v === null ? null : Math.abs(v))) })), th.open_qpos, "open") + "</div>");
   return parts.join("\n");
