@@ -41,9 +41,10 @@ function params() {
   return { route: route || "overview", q: new URLSearchParams(query || "") };
 }
 function setStatus(text) { document.getElementById("status").textContent = text; }
-function table(header, rows, leftCols = 1) {
-  const th = header.map((h, i) => `<th class="${i < leftCols ? "l" : ""}">${h}</th>`).join("");
-  const body = rows.map((r) => "<tr>" + r.map((c, i) => `<td class="${i < leftCols ? "l" : ""}">${c}</td>`).join("") + "</tr>").join("");
+function table(header, rows, leftCols = 1, leftAlso = []) {
+  const left = (i) => i < leftCols || leftAlso.includes(i);  // text columns; numbers go right
+  const th = header.map((h, i) => `<th class="${left(i) ? "l" : ""}">${h}</th>`).join("");
+  const body = rows.map((r) => "<tr>" + r.map((c, i) => `<td class="${left(i) ? "l" : ""}">${c}</td>`).join("") + "</tr>").join("");
   return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
 }
 function agentCard(bench, agent) { return OV.agents.find((a) => a.benchmark === bench && a.agent === agent) || {}; }
@@ -79,7 +80,7 @@ function renderOverview() {
       return [agentLabel(bench, c.agent), a.n, ...b.metrics.map((m) => fmtCI(a.metrics[m])), fails,
         c.run ? `<a href="${esc(c.run)}">folder</a>` : ""];
     });
-    parts.push(table(header, rows));
+    parts.push(table(header, rows, 1, [header.length - 2, header.length - 1]));
     const priv = cards.filter((c) => c.privileged);
     if (priv.length) parts.push(`<p class="small"><span class="priv">★ privileged</span>: ${priv.map((c) => `${esc(c.agent)} ${esc(c.privileged)}`).join("; ")}. Not a memory result: a ceiling or a diagnostic.</p>`);
     parts.push("<h3>Metric definitions</h3><dl class='kv'>" + b.metrics.map((m) => `<dt>${esc(b.labels[m])}</dt><dd>${esc(b.definitions[m])}</dd>`).join("") + "</dl>");
