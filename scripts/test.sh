@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,robosuite,embeddings
+# Debian's Chromium for the viewer's page tests (Playwright drives it; no browser download)
+bash scripts/apt-install.sh chromium
 export MUJOCO_GL="${MUJOCO_GL:-egl}"
 .venv/bin/ruff check src tests bench .ci
 .venv/bin/python -m pytest -q -ra "$@"

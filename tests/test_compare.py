@@ -93,7 +93,9 @@ def test_outputs_png_and_html(compared):
         with Image.open(out / f"{bench}_comparison.png") as img:
             assert img.format == "PNG" and img.size[0] > 300
     page = (out / "report.html").read_text()
-    assert page.count("<table") == 2 and "FindingDory" in page and "SceneMem" in page
+    # one agent table per benchmark, then the viewer's breakdowns and paired tests
+    assert page.count("<table") > 2 and "FindingDory" in page and "SceneMem" in page
+    assert "McNemar" in page and "viewer/index.html" in page
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", page)
     assert len(images) == 2
     assert Image.open(io.BytesIO(base64.b64decode(images[0]))).format == "PNG"

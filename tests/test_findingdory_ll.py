@@ -138,6 +138,11 @@ def test_follower_reaching_a_chosen_frame_succeeds(suite, episode, worlds):
     assert 0 < ll["steps"] < 1000
     (stop,) = ll["stops"]
     assert np.hypot(*(np.array(stop["pose"][:2]) - episode.pose[frame][:2])) <= 0.15 + 1e-6
+    # the driven path (drawn by the case viewer): from the start to the stop, no longer than walked
+    path = np.array(ll["path"])
+    assert 2 <= len(path) <= 200 and np.allclose(path[0], episode.pose[-1][:2], atol=2e-3)
+    assert np.allclose(path[-1], stop["pose"][:2], atol=2e-3)
+    assert np.hypot(*np.diff(path, axis=0).T).sum() <= ll["path_length"] + 1e-2
     # it walked at least the geodesic to the nearest valid target
     l_star = float(episode.start_distance[cols].min())
     assert ll["path_length"] >= l_star - 0.3

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "recallbench.world.cli",
     "recallbench.cli.run",
     "recallbench.report.cli",
+    "recallbench.report.viewer.cli",
     "recallbench.agents.cli",
     "recallbench.cli.doctor",
 )

@@ -60,6 +60,8 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -
     empty = [b for b, block in comparison["benchmarks"].items()
              if not any(a["status"] == "ok" and a["n"] > 0 for a in block["agents"])]
     print(f"report: {out / 'report.html'}")
+    if (out / "viewer" / "index.html").is_file():
+        print(f"viewer: {out / 'viewer' / 'index.html'}")
     if scored_agents(comparison) == 0:
         print_error("no agent produced a score (see the warnings above)")
         return 1

@@ -117,8 +117,10 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
 
 
 def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Path]:
-    """The PNG per benchmark and ``report.html``; returns {name: path}."""
+    """The PNG per benchmark and ``report.html``; returns {name: path}. When the case viewer
+    was built in ``out/viewer``, the report adds its breakdowns and paired tests."""
     from recallbench.report.html import write_html
+    from recallbench.report.viewer.site import VIEWER_DIR, read_overview
 
     out = Path(out)
     written: dict[str, Path] = {}
@@ -128,5 +130,6 @@ def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Pa
         if png is not None:
             pngs[bench] = png
             written[f"{bench}_png"] = png
-    written["html"] = write_html(comparison, pngs, out / "report.html")
+    overview = read_overview(out / VIEWER_DIR)
+    written["html"] = write_html(comparison, pngs, out / "report.html", overview)
     return written

@@ -31,8 +31,12 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path]) -> str:
+def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path],
+                overview: Mapping[str, Any] | None = None) -> str:
+    """``overview`` (the case viewer's, when it was built) adds breakdowns, paired tests and a
+    link to the viewer."""
     from recallbench.report.compare import TITLES, table_rows
+    from recallbench.report.viewer.summary_html import benchmark_sections, viewer_link
 
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
@@ -48,6 +52,8 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path]) -> str:
         items = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
         parts.append(f"<div class='warn'><strong>{len(warnings)} warning"
                      f"{'s' if len(warnings) > 1 else ''}</strong><ul>{items}</ul></div>")
+    if overview is not None:
+        parts.append(viewer_link("viewer/index.html"))
     for bench, block in comparison["benchmarks"].items():
         header, rows = table_rows(block)
         parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")
@@ -60,14 +66,18 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path]) -> str:
             data = base64.b64encode(Path(pngs[bench]).read_bytes()).decode("ascii")
             parts.append(f"<img alt='{html.escape(bench)} chart' "
                          f"src='data:image/png;base64,{data}'>")
+        viewed = (overview or {}).get("benchmarks", {}).get(bench)
+        if viewed and not viewed.get("empty"):
+            parts.append(benchmark_sections(bench, viewed, overview["agents"]))  # type: ignore[index]
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def write_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path], path: Path) -> Path:
+def write_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path], path: Path,
+               overview: Mapping[str, Any] | None = None) -> Path:
     """Write through a temp file and rename, so a reader never sees half a report."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(comparison, pngs), encoding="utf-8")
+    tmp.write_text(render_html(comparison, pngs, overview), encoding="utf-8")
     os.replace(tmp, path)
     return path

@@ -368,6 +368,9 @@ def compare(suites: dict[str, Path], plan: dict[str, list[Planned]], out: str | 
     from recallbench.report.compare import print_comparison, write_report
 
     print_comparison(comparison, console=console)
+    from recallbench.report.viewer.site import try_build_viewer
+
+    try_build_viewer(out, console)  # before the report, which adds the viewer's breakdowns
     write_report(comparison, out)
     return comparison
 

@@ -67,6 +67,18 @@ class Drive:
     walked: float
     timed_out: bool
     error: str | None = None
+    trail: list[list[float]] = field(default_factory=list)  # base xy after each step
+
+
+# The LL record keeps the driven path thinned to this many points (for the case viewer's map).
+TRAIL_POINTS = 200
+
+
+def thin_trail(trail: list[list[float]], n: int = TRAIL_POINTS) -> list[list[float]]:
+    """At most ``n`` evenly spaced points (first and last kept), rounded to mm."""
+    if len(trail) > n:
+        trail = [trail[round(i * (len(trail) - 1) / (n - 1))] for i in range(n)]
+    return [[round(float(x), 3), round(float(y), 3)] for x, y in trail]
 
 
 @dataclass
@@ -167,12 +179,13 @@ def drive(
     env.teleport(world.start)
     pose = env.base_pose().copy()
     steps, walked, stops = 0, 0.0, []
+    trail = [list(pose[:2])]
     try:
         policy.reset(env)
         for goal in goals:
             while True:
                 if steps >= max_steps:
-                    return Drive(stops, pose, steps, walked, timed_out=True)
+                    return Drive(stops, pose, steps, walked, timed_out=True, trail=trail)
                 action = DiscreteAction(int(policy.act(pose.copy(), goal)))
                 steps += 1
                 if action == DiscreteAction.STOP:
@@ -182,10 +195,12 @@ def drive(
                 new = env.base_pose().copy()
                 walked += float(np.hypot(*(new[:2] - pose[:2])))
                 pose = new
+                trail.append(list(pose[:2]))
     except Exception as exc:  # a failing policy fails this case only: it stops where it is
         stops.append(Stop(pose.copy(), steps, walked))
-        return Drive(stops, pose, steps, walked, timed_out=False, error=repr(exc)[:2000])
-    return Drive(stops, pose, steps, walked, timed_out=False)
+        return Drive(stops, pose, steps, walked, timed_out=False, error=repr(exc)[:2000],
+                     trail=trail)
+    return Drive(stops, pose, steps, walked, timed_out=False, trail=trail)
 
 
 @dataclass
@@ -290,6 +305,7 @@ def outcome(
             {"pose": [round(float(v), 6) for v in s.pose], "step": s.steps, "met": sorted(m)}
             for s, m in zip(d.stops, met, strict=False)
         ],
+        "path": thin_trail(d.trail),
     }
     if math.isfinite(dist):  # JSON has no inf: a missing distance reads back as unreachable
         out["stop_distance"] = round(dist, 6)

@@ -21,6 +21,7 @@ from recallbench.benchmarks.scenemem.success import (
     measure,
     restore_distance,
 )
+from recallbench.benchmarks.scenemem.trace import RolloutTrace, room_bounds, scenario_fixtures
 
 DEFAULT_MAX_STEPS = 1500
 
@@ -44,6 +45,8 @@ class Outcome:
     # What the policy reports about its own decision (``policy.rollout_info()``, optional), e.g.
     # the fixture a memory module chose; kept in the run log beside the outcome.
     policy_info: dict[str, Any] | None = None
+    # Per-step base pose, distance and joint qpos (benchmarks.scenemem.trace, versioned).
+    trace: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,6 +91,9 @@ def run_rollout(
 
     m, rd, _ = score()
     min_dist, max_q, min_rd = m.distance, m.max_abs_qpos, rd
+    trace = RolloutTrace(env.sim, fixture.name, fixture.joint_names,
+                         scenario_fixtures(env, scenario.spec.tests), room_bounds(env))
+    trace.sample(0, m.distance)
     steps, success, error = 0, False, None
     action_dim = int(env.action_dim)
     try:
@@ -107,6 +113,7 @@ def run_rollout(
                 raise PolicyFault(_describe("env.step", exc)) from exc
             steps += 1
             m, rd, success = score()
+            trace.sample(steps, m.distance)
             min_dist, max_q = min(min_dist, m.distance), max(max_q, m.max_abs_qpos)
             if rd is not None:
                 min_rd = rd if min_rd is None else min(min_rd, rd)
@@ -128,6 +135,7 @@ def run_rollout(
         error=error or info_error,
         restore_distance=min_rd,
         policy_info=info,
+        trace=trace.to_dict(),
     )
 
 

@@ -1,0 +1,52 @@
+"""``recallbench view RUN_OR_COMPARISON``: write the static case viewer (and ``--serve`` it)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _handle_view(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.errors import InputError
+    from recallbench.report.viewer.site import build_viewer
+
+    console = Console(stderr=True)
+    try:
+        index = build_viewer(args.path, args.out, live=args.serve,
+                             progress=lambda msg: console.print(msg, highlight=False))
+    except InputError as exc:
+        console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
+        return 2
+    print(f"viewer: {index}")
+    if not args.serve:
+        return 0
+    from recallbench.report.viewer.serve import serve
+
+    try:
+        serve(args.path, index.parent, args.port, console=console)
+    except OSError as exc:  # e.g. the port is taken
+        console.print(f"[red]error[/red] --port {args.port}: {exc}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    view = subparsers.add_parser(
+        "view",
+        help="write (and --serve) the case viewer of a run or a comparison",
+        description=(
+            "Write a static viewer to RUN_OR_COMPARISON/viewer/ (open its index.html from the "
+            "folder, no server needed): overview, breakdowns, a case browser with filters and "
+            "search, one page per case, paired tests. --serve serves it on 127.0.0.1 and "
+            "rebuilds it as the run log grows, so an open page follows a run in progress."
+        ),
+    )
+    view.add_argument("path", metavar="RUN_OR_COMPARISON",
+                      help="a run folder (manifest.json) or a comparison (comparison.json)")
+    view.add_argument("--out", default=None, help="viewer folder (default: PATH/viewer)")
+    view.add_argument("--serve", action="store_true", help="serve on 127.0.0.1 and refresh")
+    view.add_argument("--port", type=int, default=8765, help="with --serve (default 8765)")
+    view.set_defaults(func=_handle_view)

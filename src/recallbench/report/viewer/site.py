@@ -1,0 +1,206 @@
+"""Write the static viewer of a run or a comparison: ``<folder>/viewer/``.
+
+    index.html, viewer.js, viewer.css   the page (package data, copied as is)
+    data/overview.js                    overview, breakdowns, paired tests, facets, chunk counts
+    data/index-NNN.js                   the case list in chunks of INDEX_CHUNK rows (lazy)
+    data/cases-NNN.js                   case details in chunks of CASE_CHUNK (loaded per page)
+    data/matrix-<bench>-NNN.js          comparisons: per case, every agent's outcome
+    data/stamp.json                     build time (``--serve`` pages poll it to refresh)
+    thumbs/<video>/<frame>.jpg          thumbnails, made once and reused
+
+Data files are JavaScript (``RB.put(name, value)``) rather than JSON so that the page works
+from ``file://``, where browsers refuse to ``fetch`` local files but do load scripts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from recallbench import __version__
+from recallbench.report.viewer import findingdory_cases, scenemem_cases
+from recallbench.report.viewer.overview import benchmark_overview
+from recallbench.report.viewer.sources import RunRef, Source, load_source, privileged_reason
+from recallbench.report.viewer.thumbs import Thumbnailer
+
+VIEWER_DIR = "viewer"
+INDEX_CHUNK = 1000
+CASE_CHUNK = 50
+MATRIX_CHUNK = 500
+STATIC = ("index.html", "viewer.js", "viewer.css")
+CASE_READERS = {"scenemem": scenemem_cases.run_cases, "findingdory": findingdory_cases.run_cases}
+MANIFEST_KEYS = ("recallbench", "python", "platform", "packages", "mujoco_gl", "started",
+                 "frames", "scoring", "seed", "limit", "data", "data_sha256", "agent_manifest")
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _put(path: Path, name: str, value: Any) -> None:
+    body = json.dumps(value, separators=(",", ":"), allow_nan=False, default=str)
+    _write(path, f"RB.put({json.dumps(name)},{body});\n")
+
+
+def _rel(target: Path | None, start: Path) -> str | None:
+    if target is None:
+        return None
+    return os.path.relpath(Path(target).resolve(), start.resolve())
+
+
+def _agent_card(run: RunRef, out: Path) -> dict[str, Any]:
+    m = run.manifest or {}
+    return {
+        "agent": run.agent, "benchmark": run.benchmark, "status": run.status, "note": run.note,
+        "target": run.target, "privileged": privileged_reason(run), "run": _rel(run.run_dir, out),
+        "manifest": {k: m[k] for k in MANIFEST_KEYS if k in m},
+        "thresholds": (m.get("config") or {}).get("thresholds"),
+        "max_steps": (m.get("config") or {}).get("max_steps"),
+    }
+
+
+def _warnings(source: Source, cases_by_run: dict[int, int], thumbs: Thumbnailer) -> list[str]:
+    out = []
+    for i, run in enumerate(source.runs):
+        if run.status != "ok":
+            out.append(f"{run.benchmark} {run.agent}: {run.status}: {run.note}")
+            continue
+        total = (run.manifest or {}).get("cases")
+        got = cases_by_run.get(i, 0)
+        if isinstance(total, int) and got < total:
+            out.append(f"{run.benchmark} {run.agent}: {got} of {total} cases recorded "
+                       "(run incomplete)")
+        if run.benchmark == "scenemem" and run.run_dir is not None:
+            summary = run.run_dir / "summary.json"
+            if summary.is_file():
+                errors = json.loads(summary.read_text()).get("scenario_errors") or {}
+                for name, msg in errors.items():
+                    out.append(f"scenemem {run.agent}: scenario {name} skipped: {msg}")
+    for video, msg in thumbs.failed.items():
+        out.append(f"no thumbnails for {video}: {msg}")
+    return out
+
+
+def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool = False,
+                 progress: Callable[[str], None] | None = None) -> Path:
+    """Write (or refresh) the viewer of a run or comparison folder; returns its index.html."""
+    source = load_source(path)
+    out = Path(out) if out else source.path / VIEWER_DIR
+    data = out / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    for name in STATIC:
+        text = resources.files("recallbench.report.viewer").joinpath("static", name).read_text()
+        _write(out / name, text)
+    thumbs = Thumbnailer(out)
+    rows: list[list[Any]] = []
+    details: list[dict[str, Any]] = []
+    by_bench: dict[str, list[tuple[dict, dict]]] = {}
+    cases_by_run: dict[int, int] = {}
+    shared: dict[str, Any] = {}  # data many cases point to, one file each
+    for i, run in enumerate(source.runs):
+        if run.status != "ok" or run.run_dir is None:
+            continue
+        for row, detail in CASE_READERS[run.benchmark](run.run_dir, run.agent, thumbs,
+                                                              shared):
+            ref = len(rows)
+            rows.append([ref, row["bench"], row["agent"], row["id"], row["category"],
+                         row["group"], row["kind"], int(row["success"]), row["failure"],
+                         row["text"]])
+            details.append({**row, "ref": ref, "detail": detail})
+            by_bench.setdefault(run.benchmark, []).append((row, detail))
+            cases_by_run[i] = cases_by_run.get(i, 0) + 1
+    thumbs.make(progress)
+    facts = shared.pop("_facts", {})  # each benchmark's suite in numbers, for the overview
+    for name, value in shared.items():
+        _put(data / f"{name}.js", name, value)  # names are file-name safe (path_name)
+    for start in range(0, max(len(rows), 1), INDEX_CHUNK):
+        _put(data / f"index-{start // INDEX_CHUNK:03d}.js", f"index-{start // INDEX_CHUNK:03d}",
+             rows[start:start + INDEX_CHUNK])
+    for start in range(0, len(details), CASE_CHUNK):
+        name = f"cases-{start // CASE_CHUNK:03d}"
+        _put(data / f"{name}.js", name, details[start:start + CASE_CHUNK])
+    benchmarks: dict[str, Any] = {}
+    for bench, cases in by_bench.items():
+        agents = [r.agent for r in source.runs if r.benchmark == bench and r.status == "ok"]
+        benchmarks[bench] = benchmark_overview(bench, agents, cases)
+        benchmarks[bench]["matrix_chunks"] = _write_matrix(data, bench, agents, rows)
+        benchmarks[bench]["facts"] = facts.get(bench, {})
+    for bench in {r.benchmark for r in source.runs} - set(benchmarks):
+        benchmarks[bench] = {"title": bench, "agents": {}, "empty": True}
+    suite = (source.comparison or {}).get("suite") or next(
+        (str((r.manifest or {}).get("data") or (r.manifest or {}).get("config", {}).get(
+            "data_dir")) for r in source.runs if r.manifest), None)
+    written = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    overview = {
+        "kind": source.kind, "source": str(source.path.resolve()), "written": written,
+        "live": live, "viewer_version": __version__, "suite": suite,
+        "options": (source.comparison or {}).get("options"),
+        "suites": {b: blk.get("suite") for b, blk in
+                   ((source.comparison or {}).get("benchmarks") or {}).items()},
+        "agents": [_agent_card(r, out) for r in source.runs],
+        "benchmarks": benchmarks,
+        "n_cases": len(rows), "index_chunks": max(1, -(-len(rows) // INDEX_CHUNK)),
+        "index_chunk": INDEX_CHUNK, "case_chunk": CASE_CHUNK, "matrix_chunk": MATRIX_CHUNK,
+        "facets": {
+            "bench": sorted({r[1] for r in rows}),
+            "agent": list(dict.fromkeys(r[2] for r in rows)),
+            "category": sorted({r[4] for r in rows}),
+            "failure": sorted({r[8] for r in rows} - {""}),
+        },
+        "warnings": _warnings(source, cases_by_run, thumbs),
+        # a comparison writes its report.html right after its viewer
+        "report": _rel(source.path / "report.html", out)
+        if source.kind == "comparison" or (source.path / "report.html").is_file() else None,
+    }
+    _put(data / "overview.js", "overview", overview)
+    _write(data / "stamp.json", json.dumps({"written": written, "n_cases": len(rows)}))
+    return out / "index.html"
+
+
+def _write_matrix(data: Path, bench: str, agents: list[str], rows: list[list[Any]]) -> int:
+    """Per case of ``bench``: [id, category, [ref or -1 per agent], [success per agent]]."""
+    order: dict[str, list[Any]] = {}
+    col = {a: i for i, a in enumerate(agents)}
+    for ref, b, agent, case_id, category, *_rest in rows:
+        if b != bench or agent not in col:
+            continue
+        entry = order.setdefault(case_id, [case_id, category, [-1] * len(agents),
+                                           [None] * len(agents)])
+        entry[2][col[agent]] = ref
+        entry[3][col[agent]] = _rest[2]
+    items = list(order.values())
+    chunks = max(1, -(-len(items) // MATRIX_CHUNK))
+    for k in range(chunks):
+        name = f"matrix-{bench}-{k:03d}"
+        _put(data / f"{name}.js", name, items[k * MATRIX_CHUNK:(k + 1) * MATRIX_CHUNK])
+    return chunks
+
+
+def read_overview(viewer: str | Path) -> dict[str, Any] | None:
+    """The overview a build wrote (``data/overview.js``), or None when there is none."""
+    path = Path(viewer) / "data" / "overview.js"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    start, end = text.find(","), text.rfind(")")
+    try:
+        return json.loads(text[start + 1:end])
+    except json.JSONDecodeError:
+        return None
+
+
+def try_build_viewer(path: str | Path, console: Any) -> Path | None:
+    """Build the viewer after a comparison; a failure is a warning, never the comparison's."""
+    try:
+        return build_viewer(path)
+    except Exception as exc:  # the tables and report.html must still be written
+        console.print(f"[yellow]warning[/yellow]: the case viewer was not written: "
+                      f"{type(exc).__name__}: {exc}", highlight=False)
+        return None
