@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 # Bump when the meaning of a cached entry changes, so old entries stop matching.
 CACHE_VERSION = 1
+REDACTED = "[REDACTED]"
+MAX_ERROR_BODY = 64 * 1024  # of an error reply, only the start is ever shown
 
 
 _COERCE = (
@@ -242,12 +244,13 @@ class ChatClient:
                 result.error = result.error_kind = None
                 return result
             except _Attempt as failure:
-                result.error, result.error_kind = str(failure), failure.kind
+                message = self._redact(str(failure).encode("utf-8")).decode("utf-8")
+                result.error, result.error_kind = message, failure.kind
                 if not failure.retryable or attempt == self.settings.max_retries:
                     break
                 wait = self._backoff(attempt, failure.retry_after)
                 result.retry_waits_s.append(round(wait, 4))
-                log.warning("%s (attempt %d), retrying in %.2fs", failure, attempt + 1, wait)
+                log.warning("%s (attempt %d), retrying in %.2fs", message, attempt + 1, wait)
                 time.sleep(wait)
         if result.attempts > 1 and result.error_kind != "bad_response":
             result.error = f"gave up after {result.attempts} attempts: {result.error}"
@@ -272,7 +275,9 @@ class ChatClient:
             with urllib.request.urlopen(request, timeout=self.settings.timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace") if exc.fp else ""
+            # Redacted before truncation: a cut could leave half a key that no longer matches.
+            body = self._redact(exc.read(MAX_ERROR_BODY)) if exc.fp else b""
+            detail = body[:300].decode("utf-8", "replace")
             retryable = exc.code == 429 or exc.code >= 500
             retry_after = parse_retry_after(exc.headers.get("Retry-After")) if exc.headers else None
             raise _Attempt(
@@ -289,6 +294,7 @@ class ChatClient:
             raise _Attempt("timeout", f"timeout after {self.settings.timeout}s", True) from exc
         except (ConnectionError, http.client.HTTPException, OSError) as exc:
             raise _Attempt("connection", f"connection to {self.url} failed: {exc!r}", True) from exc
+        raw = self._redact(raw)  # a server that echoes the request must not leak the key
         try:
             payload = json.loads(raw)
         except ValueError as exc:
@@ -296,6 +302,12 @@ class ChatClient:
         if not isinstance(payload, dict):
             raise _Attempt("bad_response", f"response is not a JSON object: {raw[:200]!r}", False)
         return payload
+
+    def _redact(self, data: bytes) -> bytes:
+        """The response with every copy of the API key replaced (servers echo headers)."""
+        if not self._api_key:
+            return data
+        return data.replace(self._api_key.encode("utf-8"), REDACTED.encode("ascii"))
 
     @staticmethod
     def _fill(result: ChatResult, payload: dict[str, Any]) -> None:

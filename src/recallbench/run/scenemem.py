@@ -22,8 +22,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from recallbench.benchmarks.scenemem.backend import robocasa_available
-from recallbench.benchmarks.scenemem.policy import data_repo_paths, load_policy_class
+from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
+from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
 from recallbench.benchmarks.scenemem.results import breakdown, card_results, test_key
 from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
@@ -51,6 +51,10 @@ class ScenememConfig:
     test_timeout: float | None = None
     thresholds: dict[str, float] = field(default_factory=lambda: asdict(Thresholds()))
     policy_paths: list[str] = field(default_factory=list)
+    # From the command line only (a suite never names code or widens its own file access).
+    env_factory: str | None = None
+    trust_suite: bool = False
+    eval_dirs: list[str] = field(default_factory=list)
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -60,20 +64,26 @@ def default_run_dir(out: str | Path) -> Path:
 
 def normalise(config: ScenememConfig) -> ScenememConfig:
     """Absolute paths, and the import paths the policy needs, so a resume works from anywhere."""
-    policy = config.policy
-    module_ref, sep, cls = policy.rpartition(":")
-    if sep and module_ref.endswith(".py"):
-        policy = f"{Path(module_ref).resolve()}:{cls}"
-    paths = config.policy_paths or [*data_repo_paths(config.data_dir), str(Path.cwd())]
+    paths = config.policy_paths or [str(Path.cwd())]
     return ScenememConfig(
         **{
             **asdict(config),
             "data_dir": str(Path(config.data_dir).resolve()),
             "out": str(Path(config.out).resolve()),
-            "policy": policy,
+            "policy": absolute_ref(config.policy),
             "policy_paths": paths,
+            "env_factory": absolute_ref(config.env_factory) if config.env_factory else None,
+            "eval_dirs": config.eval_dirs or card_eval_dirs(config.data_dir),
         }
     )
+
+
+def absolute_ref(ref: str) -> str:
+    """``file.py:Name`` with an absolute file path, so a resume works from anywhere."""
+    module_ref, sep, name = ref.rpartition(":")
+    if sep and module_ref.endswith(".py"):
+        return f"{Path(module_ref).resolve()}:{name}"
+    return ref
 
 
 def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
@@ -90,8 +100,8 @@ def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
             continue
         if name in ("data_dir", "out"):
             value = str(Path(value).resolve())
-        if name == "policy":
-            value = normalise(ScenememConfig(config.data_dir, value, config.out)).policy
+        if name in ("policy", "env_factory"):
+            value = absolute_ref(value)
         if getattr(config, name) != value:
             raise InputError(
                 run_dir / "manifest.json",
@@ -145,10 +155,10 @@ def run_scenemem(
 ) -> int:
     """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load."""
     console = console or Console(stderr=True)
-    for path in config.policy_paths:
-        if path not in sys.path:
-            sys.path.insert(0, path)
-    load_policy_class(config.policy, config.policy_paths)  # fail fast on a bad --policy
+    # Fail fast on a bad --policy or --env_factory (both from the command line).
+    load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
+    if config.env_factory:
+        check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
     _write_manifest(config, run_dir, workers, resume, scenarios)
     done = completed(run_dir / RUNLOG)
@@ -167,7 +177,7 @@ def _load_scenarios(
     errors: dict[str, str] = {}
     for root in roots:
         try:
-            scenarios.append(load_scenario(root))
+            scenarios.append(load_scenario(root, config.env_factory, config.trust_suite))
         except InputError as exc:
             errors[root.name] = str(exc)
             print_error(console, f"{exc} (scenario skipped)")
@@ -279,6 +289,9 @@ def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int
         "test_id": test_id,
         "policy": config.policy,
         "policy_paths": config.policy_paths,
+        "eval_dirs": config.eval_dirs,
+        "env_factory": config.env_factory,
+        "trust_suite": config.trust_suite,
         "max_steps": config.max_steps,
         "thresholds": config.thresholds,
         "seed": seed,

@@ -115,7 +115,7 @@ def _handle_run(args: argparse.Namespace) -> int:
         raise SystemExit("recallbench findingdory: --data, --agent and --out are required")
     console = Console()
     try:
-        suite = load_suite(args.data)
+        suite = load_suite(args.data, trusted=args.trust_suite)
         out = Path(args.out)
         if args.frames_sweep:
             budgets = [int(k) for k in args.frames_sweep.split(",") if k.strip()]
@@ -238,6 +238,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--limit", type=int, help="only the first N cases")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="finish an interrupted run")
+    parser.add_argument(
+        "--trust-suite",
+        action="store_true",
+        help="let QA rows name videos outside the suite folder (absolute or ../ paths)",
+    )
     parser.add_argument(
         "--scoring",
         choices=("published", "official"),

@@ -35,6 +35,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="run seed (default 0)")
     p.add_argument("--approach_dist", type=float, default=None, help="default 1.2 (m)")
     p.add_argument("--open_qpos", type=float, default=None, help="default 0.5 (rad or m)")
+    p.add_argument(
+        "--env_factory",
+        "--env-factory",
+        default=None,
+        help="module:function (or file.py:function) that builds each scenario's env; a suite "
+        "itself may only name a factory registered under recallbench.env_factories",
+    )
+    p.add_argument(
+        "--trust_suite",
+        "--trust-suite",
+        action="store_true",
+        default=None,
+        help="let the scenarios' model files reference files outside their folders",
+    )
     p.set_defaults(func=_handle)
 
 
@@ -66,6 +80,8 @@ def _handle(args: argparse.Namespace) -> int:
                 "max_steps": args.max_steps,
                 "seed": args.seed,
                 "test_timeout": args.test_timeout,
+                "env_factory": args.env_factory,
+                "trust_suite": args.trust_suite,
             }
             config = resume_config(run_dir, given)
             for name, value in thresholds.items():
@@ -90,6 +106,8 @@ def _handle(args: argparse.Namespace) -> int:
                     max_steps=args.max_steps,
                     seed=_or(args.seed, 0),
                     test_timeout=args.test_timeout,
+                    env_factory=args.env_factory,
+                    trust_suite=bool(args.trust_suite),
                     thresholds={
                         "approach_dist": _or(args.approach_dist, defaults.approach_dist),
                         "open_qpos": _or(args.open_qpos, defaults.open_qpos),

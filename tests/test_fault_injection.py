@@ -1,0 +1,257 @@
+"""Fault injection (issue 14): malicious suites, an echoing model server, crashing agents,
+a full disk and concurrent resumes. Real processes, real MuJoCo, real HTTP on 127.0.0.1.
+
+Each test names the finding it covers; every one failed on the code before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chat_server import ChatServer, Reply
+from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
+
+RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 240):
+    """The real command in a subprocess, this checkout's code first on the path."""
+    environ = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"), **(env or {})}
+    environ["PYTHONPATH"] = os.pathsep.join([SRC, environ.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [RECALLBENCH, *args], cwd=cwd, env=environ, capture_output=True, text=True,
+        timeout=timeout,
+    )
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("error")]
+
+
+def set_env_args(scenario: Path, **fields: object) -> None:
+    path = scenario / "env" / "env_args.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
+
+
+# ------------------------------------------------------------------ finding 1: env_factory
+def test_a_suite_naming_os_system_as_env_factory_runs_nothing(tmp_path):
+    marker = tmp_path / "pwned"
+    scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
+    set_env_args(scen, env_factory="os:system", env_name=f"touch {marker}", env_kwargs={})
+    proc = cli("scenemem", "--data_dir", str(tmp_path / "data"), "--policy",
+               policy("RandomWalk"), "--out", str(tmp_path / "r.json"), "--workers", "1")
+    assert not marker.exists()
+    assert proc.returncode == 1
+    [line] = error_lines(proc.stderr)
+    assert "env_args.json: env_factory: 'os:system' is not a registered env factory" in line
+    assert "Traceback" not in proc.stderr
+
+
+def test_builtins_exec_through_recallbench_run_is_refused(tmp_path):
+    marker = tmp_path / "pwned"
+    scen = mini_scenario(tmp_path / "suite" / "combo_1", [mini_test("t", "bowl")])
+    code = f"open({str(marker)!r}, 'w').write('x')"
+    set_env_args(scen, env_factory="builtins:exec", env_name=code, env_kwargs={})
+    proc = cli("run", "--suite", str(tmp_path / "suite"), "--agents", "do-nothing",
+               "--out", str(tmp_path / "cmp"), "--workers", "1")
+    assert not marker.exists()
+    assert "env_args.json: env_factory: 'builtins:exec'" in proc.stderr
+
+
+def test_the_command_line_factory_still_builds_the_env(tmp_path):
+    mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
+    proc = cli("scenemem", "--data_dir", str(tmp_path / "data"), "--policy",
+               policy("RandomWalk"), "--out", str(tmp_path / "r.json"), "--workers", "1",
+               "--max_steps", "3", "--env_factory", MINI_FACTORY)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["results"][0]["tests"][0]["test_id"]
+
+
+# ------------------------------------------------------- finding 2: the data root on sys.path
+CARD_BASE = "class BasePolicy:\n    pass\n"
+SHADOW = "open({marker!r}, 'w').write('shadowed')\nraise ImportError('fake gymnasium')\n"
+CARD_POLICY = """
+import numpy as np
+import gymnasium  # an installed package: must never come from the data repo
+from eval.base_policy import BasePolicy
+
+class MyPolicy(BasePolicy):
+    def reset(self, instruction, video_paths):
+        pass
+
+    def get_action(self, env):
+        return np.zeros(env.action_dim)
+"""
+
+
+def test_the_data_repo_cannot_shadow_installed_packages(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "eval").mkdir(parents=True)
+    (repo / "eval" / "base_policy.py").write_text(CARD_BASE)
+    marker = tmp_path / "shadowed"
+    (repo / "gymnasium.py").write_text(SHADOW.format(marker=str(marker)))
+    mini_scenario(repo / "data" / "combo_1", [mini_test("t", "bowl")])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "card_policy.py").write_text(CARD_POLICY)
+    proc = cli("scenemem", "--data_dir", str(repo / "data"), "--policy",
+               f"{elsewhere / 'card_policy.py'}:MyPolicy", "--out", str(tmp_path / "r.json"),
+               "--workers", "1", "--max_steps", "3", "--env_factory", MINI_FACTORY,
+               cwd=elsewhere)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()
+    log = (tmp_path / "r_run" / "runlog.jsonl").read_text()
+    assert json.loads(log.splitlines()[0])["error"] is None  # eval.base_policy still imported
+
+
+# ----------------------------------------------------------------- finding 3: MJCF includes
+def _with_include(scen: Path, include: str) -> None:
+    xml = scen / "env" / "unified_model.xml"
+    text = xml.read_text()
+    xml.write_text(text.replace("<worldbody>", f'<include file="{include}"/>\n<worldbody>', 1))
+
+
+OUTSIDE = '<mujocoinclude><asset><texture name="leak" type="2d" builtin="checker" width="8" ' \
+          'height="8"/></asset></mujocoinclude>'
+
+
+@pytest.mark.parametrize("where", ["absolute", "relative"])
+def test_model_includes_outside_the_scenario_are_refused(tmp_path, where):
+    outside = tmp_path / "outside.xml"
+    outside.write_text(OUTSIDE)
+    scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
+    # relative: MuJoCo resolved it against the current directory, here the attacker's
+    _with_include(scen, str(outside) if where == "absolute" else "outside.xml")
+    proc = cli("scenemem", "--data_dir", str(tmp_path / "data"), "--policy",
+               policy("RandomWalk"), "--out", str(tmp_path / "r.json"), "--workers", "1",
+               "--max_steps", "3", "--env_factory", MINI_FACTORY, cwd=tmp_path)
+    assert proc.returncode == 1
+    [line] = error_lines(proc.stderr)
+    if where == "absolute":
+        assert "unified_model.xml: <include file=" in line and "outside the scenario" in line
+    else:  # resolved inside the scenario's env/ folder, where no such file exists
+        assert "env/outside.xml" in line or "outside.xml" in line
+    assert "env loading failed" not in line
+
+
+def test_an_include_inside_the_scenario_resolves_there_and_trust_suite_allows_outside(tmp_path):
+    scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
+    (scen / "env" / "parts.xml").write_text(OUTSIDE)
+    _with_include(scen, "parts.xml")
+    args = ["scenemem", "--data_dir", str(tmp_path / "data"), "--policy", policy("RandomWalk"),
+            "--workers", "1", "--max_steps", "3", "--env_factory", MINI_FACTORY]
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    proc = cli(*args, "--out", str(tmp_path / "a.json"), cwd=elsewhere)
+    assert proc.returncode == 0, proc.stderr
+    (tmp_path / "outside.xml").write_text(OUTSIDE)
+    xml = scen / "env" / "unified_model.xml"
+    xml.write_text(xml.read_text().replace('"parts.xml"', f'"{tmp_path / "outside.xml"}"'))
+    assert cli(*args, "--out", str(tmp_path / "b.json"), cwd=elsewhere).returncode == 1
+    proc = cli(*args, "--out", str(tmp_path / "c.json"), "--trust_suite", cwd=elsewhere)
+    assert proc.returncode == 0, proc.stderr
+
+
+# ----------------------------------------------------- finding 4: FindingDory paths and ep_ids
+def _fd_rows(tmp_path: Path, **override: object) -> Path:
+    from test_findingdory_cli import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    rows = json.loads((suite / "qa.json").read_text())
+    rows[0].update(override)
+    (suite / "qa.json").write_text(json.dumps(rows))
+    return suite
+
+
+@pytest.mark.parametrize(
+    ("override", "field"),
+    [
+        ({"video": "/etc/hostname"}, "video"),
+        ({"video": "../../outside.mp4"}, "video"),
+        ({"ep_id": "../ep_b"}, "ep_id"),
+        ({"ep_id": "ep_zzz"}, "ep_id"),
+        ({"num_frames": 1e400}, "num_frames"),
+        ({"answer": [[100000]]}, "answer[0]"),
+    ],
+)
+def test_findingdory_rows_pointing_outside_or_beyond_are_one_line_errors(
+    tmp_path, capsys, override, field
+):
+    from recallbench.cli import main
+
+    suite = _fd_rows(tmp_path, **override)
+    assert main(["findingdory", "--data", str(suite), "--agent", "random",
+                 "--out", str(tmp_path / "run"), "--frames", "8"]) == 2
+    # One message (the console wraps it; the lead's shared printer will keep it one line).
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.startswith("error:") and out.count("error") == 1, out
+    assert f" {field}: " in out and "qa.json: row" in out, out
+    assert not (tmp_path / "run" / "runlog.jsonl").exists()  # refused before any work
+
+
+def test_a_symlinked_video_leaving_the_suite_is_refused(tmp_path):
+    from recallbench.benchmarks.findingdory.data import load_suite, resolve_video
+    from recallbench.errors import InputError
+
+    suite_dir = _fd_rows(tmp_path)
+    outside = tmp_path / "elsewhere.mp4"
+    (suite_dir / "videos" / "ep_a.mp4").rename(outside)
+    (suite_dir / "videos" / "ep_a.mp4").symlink_to(outside)
+    suite = load_suite(suite_dir)
+    with pytest.raises(InputError, match="outside the suite"):
+        resolve_video(suite, suite.cases[0])
+    trusted = load_suite(suite_dir, trusted=True)
+    assert resolve_video(trusted, trusted.cases[0]) is not None
+
+
+def test_an_empty_qa_list_is_refused(tmp_path):
+    from recallbench.benchmarks.findingdory.data import load_suite
+    from recallbench.errors import InputError
+
+    (tmp_path / "qa.json").write_text("[]")
+    with pytest.raises(InputError, match="no QA rows"):
+        load_suite(tmp_path / "qa.json")
+
+
+# ------------------------------------------------------------ finding 5: the API key echoed
+SECRET = "sk-test-0123456789abcdefSECRET"
+
+
+def _echo(request) -> Reply:
+    """A server that echoes the request headers in its error body (some proxies do)."""
+    echoed = json.dumps({"error": {"message": "bad request", "headers": request.headers}})
+    return Reply(status=400, raw=echoed.encode(), headers={"X-Echo": request.headers.get(
+        "Authorization", "")})
+
+
+def test_an_echoed_api_key_reaches_no_file_and_no_console(tmp_path, monkeypatch, capfd):
+    from recallbench.cli import main
+    from test_findingdory_cli import build_suite
+
+    monkeypatch.setenv("RB_TEST_KEY", SECRET)
+    suite = build_suite(tmp_path / "suite")
+    out = tmp_path / "cmp"
+    with ChatServer(_echo) as server:
+        main(["run", "--suite", str(suite), "--agents", "vlm", "--out", str(out),
+              "--limit", "3", "--frames", "8",
+              "--agent-arg", "vlm.model=m", "--agent-arg", f"vlm.base_url={server.base_url}",
+              "--agent-arg", "vlm.api_key_env=RB_TEST_KEY", "--agent-arg", "vlm.max_retries=0"])
+        assert server.requests and all(
+            r.headers["Authorization"] == f"Bearer {SECRET}" for r in server.requests
+        )
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == "runlog.jsonl" for p in written) and any(
+        p.name == "report.html" for p in written)
+    assert "HTTP 400" in "".join(p.read_text(errors="replace") for p in written
+                                 if p.name == "runlog.jsonl")
+    for path in written:
+        assert SECRET not in path.read_bytes().decode("utf-8", "replace"), path
+    console = capfd.readouterr()
+    assert SECRET not in console.out + console.err
