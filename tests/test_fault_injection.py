@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,78 @@ def test_an_echoed_api_key_reaches_no_file_and_no_console(tmp_path, monkeypatch,
         assert SECRET not in path.read_bytes().decode("utf-8", "replace"), path
     console = capfd.readouterr()
     assert SECRET not in console.out + console.err
+
+
+# ------------------------------------------------ finding 8: one writer, nothing recorded lost
+def _records(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "runlog.jsonl").read_text().splitlines()]
+
+
+def test_a_second_resume_on_a_running_folder_is_refused_and_nothing_is_recorded_twice(tmp_path):
+    tests = [mini_test(f"t{i}", f"obj{i}") for i in range(6)]
+    mini_scenario(tmp_path / "data" / "combo_1", tests)
+    out, run_dir = tmp_path / "r.json", tmp_path / "r_run"
+    environ = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"),
+               "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    first = subprocess.Popen(
+        [RECALLBENCH, "scenemem", "--data_dir", str(tmp_path / "data"), "--policy",
+         policy("SlowRandomWalk"), "--out", str(out), "--workers", "1", "--max_steps", "40",
+         "--env_factory", MINI_FACTORY],
+        env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (run_dir / "runlog.jsonl").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        second = cli("scenemem", "--resume", str(run_dir), "--workers", "1")
+        assert first.poll() is None, "the first run ended before the second started"
+        assert second.returncode == 2
+        [line] = error_lines(second.stderr)
+        assert "another recallbench process" in line and str(first.pid) in line
+    finally:
+        first.wait(200)
+    keys = [r["key"] for r in _records(run_dir)]
+    assert len(keys) == len(set(keys)) == 6
+
+
+def test_results_json_keeps_a_scenario_that_no_longer_loads(tmp_path):
+    data = tmp_path / "data"
+    mini_scenario(data / "combo_1", [mini_test("a", "bowl"), mini_test("b", "cup")])
+    mini_scenario(data / "combo_2", [mini_test("c", "plate")])
+    args = ["scenemem", "--data_dir", str(data), "--policy", policy("RandomWalk"), "--out",
+            str(tmp_path / "r.json"), "--workers", "1", "--max_steps", "3",
+            "--env_factory", MINI_FACTORY]
+    assert cli(*args).returncode == 0
+    full = json.loads((tmp_path / "r.json").read_text())
+    (data / "combo_1" / "eval_spec.json").write_text("{corrupt")
+    proc = cli("scenemem", "--resume", str(tmp_path / "r_run"), "--workers", "1")
+    assert proc.returncode == 1  # the scenario error is reported ...
+    assert "combo_1/eval_spec.json" in proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text()) == full  # ... and nothing is lost
+
+
+def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
+    from recallbench.cli import main
+    from recallbench.run.lock import run_folder_lock
+    from test_findingdory_cli import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    run = tmp_path / "run"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; sys.path.insert(0, sys.argv[1]);"
+         "from recallbench.run.lock import run_folder_lock\n"
+         "with run_folder_lock(sys.argv[2]):\n print('held', flush=True); time.sleep(60)",
+         SRC, str(run)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+                     "--out", str(run), "--limit", "2"]) == 2
+        assert "another recallbench process" in " ".join(capsys.readouterr().out.split())
+        assert not (run / "runlog.jsonl").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    with run_folder_lock(run):  # released when its holder died
+        pass

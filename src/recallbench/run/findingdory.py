@@ -28,6 +28,7 @@ from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.errors import InputError
+from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 
@@ -71,6 +72,21 @@ def run_cases(
     log_path = run_dir / RECORDS
     if log_path.exists() and not resume:
         raise InputError(log_path, None, "run already has records; pass --resume to finish it")
+    with run_folder_lock(run_dir):
+        _ask_agent(suite, agent, budget, log_path, limit, resume, videos_dir, progress)
+    return log_path
+
+
+def _ask_agent(
+    suite: Suite,
+    agent: Any,
+    budget: int,
+    log_path: Path,
+    limit: int | None,
+    resume: bool,
+    videos_dir: Path | None,
+    progress: Callable[[Iterable[QACase], int], Iterable[QACase]] | None,
+) -> None:
     done = completed(log_path) if resume else {}
     cases = list(suite.cases[:limit] if limit else suite.cases)
     todo = [c for c in cases if c.id not in done]
@@ -93,7 +109,6 @@ def run_cases(
                 record.update(frame_indices=None, response=None, agent_error=repr(exc)[:2000])
             record["seconds"] = round(time.perf_counter() - t0, 6)
             log.append(record)
-    return log_path
 
 
 def agent_manifest(agent: Any) -> dict[str, Any] | None:
@@ -141,7 +156,7 @@ def run_ll(
         if rec is not None and "ll" not in rec and case.subgoals is not None:
             by_episode.setdefault(case.ep_id, []).append((case, rec))
     try:
-        with RunLog(log_path) as log:
+        with run_folder_lock(run_dir), RunLog(log_path) as log:
             eps = list(by_episode)
             for ep_id in progress(eps, len(eps)) if progress else eps:
                 for rec in phase.run_episode(ep_id, by_episode[ep_id]):

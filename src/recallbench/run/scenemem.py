@@ -24,12 +24,18 @@ from rich.table import Table
 
 from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
 from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
-from recallbench.benchmarks.scenemem.results import breakdown, card_results, test_key
+from recallbench.benchmarks.scenemem.results import (
+    breakdown,
+    card_results,
+    recorded_plan,
+    test_key,
+)
 from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError
 from recallbench.io import write_json_atomic
 from recallbench.run.executor import ProcessExecutor, Task, TaskResult
+from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 from recallbench.run.seeds import case_seed
@@ -160,10 +166,11 @@ def run_scenemem(
     if config.env_factory:
         check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
-    _write_manifest(config, run_dir, workers, resume, scenarios)
-    done = completed(run_dir / RUNLOG)
-    _execute(config, run_dir, workers, scenarios, errors, done, console)
-    return _finish(config, run_dir, scenarios, errors, done, console)
+    with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
+        _write_manifest(config, run_dir, workers, resume, scenarios)
+        done = completed(run_dir / RUNLOG)
+        _execute(config, run_dir, workers, scenarios, errors, done, console)
+        return _finish(config, run_dir, scenarios, errors, done, console)
 
 
 def _load_scenarios(
@@ -268,7 +275,9 @@ def _finish(
     console: Console,
 ) -> int:
     """results.json (the card's schema) and summary.json, both from the log's records."""
-    plan = [(s.name, [t.test_id for t in s.spec.tests]) for s in scenarios if s.name not in errors]
+    loaded = [(s.name, [t.test_id for t in s.spec.tests])
+              for s in scenarios if s.name not in errors]
+    plan = recorded_plan(loaded, done)  # every recorded result, whatever fails to load now
     keys = {test_key(name, t) for name, ids in plan for t in ids}
     records = [done[k] for k in sorted(keys) if k in done]
     write_json_atomic(config.out, card_results(plan, done))
