@@ -331,3 +331,159 @@ def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
         holder.wait()
     with run_folder_lock(run):  # released when its holder died
         pass
+
+
+# ------------------------------------------------------------- findings 7 and 9: the VLM client
+def _vlm_query(tmp_path: Path):
+    from recallbench.agents.base import FrameQuery
+    from test_findingdory_cli import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    return FrameQuery("c1", "The robot's goal is: find the mug.",
+                      str(suite / "videos" / "ep_a.mp4"), tuple(range(0, 16, 2)))
+
+
+def _vlm(base_url: str, **kwargs: object):
+    from recallbench.agents.vlm import VLMAgent
+
+    return VLMAgent(**{"model": "m", "base_url": base_url, "backoff_base": 0.01,
+                       "max_retries": 0, **kwargs})
+
+
+GOOD = '{"chain_of_thought": "seen", "frame_indices": [1]}'
+
+
+def test_a_trickling_reply_is_cut_off_at_the_total_deadline(tmp_path):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from recallbench.agents.base import TransientError
+
+    class Trickle(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Length", "60")
+            self.end_headers()
+            for _ in range(60):  # one byte every 0.1 s: each read is quick, the whole is not
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.1)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    query = _vlm_query(tmp_path)
+    vlm = _vlm(f"http://127.0.0.1:{server.server_address[1]}/v1", timeout=1.0)
+    try:
+        start = time.monotonic()
+        with pytest.raises(TransientError) as caught:
+            vlm.select_frames(query, None)
+        assert time.monotonic() - start < 3.0
+        assert caught.value.kind == "timeout"
+    finally:
+        server.shutdown()
+
+
+def test_a_huge_reply_is_refused_not_stored(tmp_path):
+    huge = json.dumps({"choices": [{"message": {"content": "x" * 5_000_000}}]}).encode()
+    with ChatServer([Reply(raw=huge)]) as server:
+        answer = _vlm(server.base_url).select_frames(_vlm_query(tmp_path), None)
+    assert answer.info["error_kind"] == "reply_too_large" and answer.response is None
+    assert len(json.dumps(answer.info)) < 5000
+
+
+def test_every_client_setting_is_reachable_from_the_command_line(tmp_path, capsys):
+    from recallbench.cli import main
+    from test_findingdory_cli import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    with ChatServer([], default=Reply(GOOD)) as server:
+        base = ["findingdory", "--data", str(suite), "--agent", "vlm", "--frames", "8",
+                "--limit", "1", "--agent-arg", "model=m",
+                "--agent-arg", f"base_url={server.base_url}"]
+        assert main([*base, "--out", str(tmp_path / "a"), "--agent-arg", "max_retry_after=5",
+                     "--agent-arg", "max_reply_bytes=100000",
+                     "--agent-arg", "max_connection_failures=2"]) == 0
+        capsys.readouterr()
+        assert main([*base, "--out", str(tmp_path / "b"),
+                     "--agent-arg", "max_retyr_after=5"]) == 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--agent-arg: max_retyr_after: VLMAgent has no such setting" in out
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["agent_manifest"]["max_retry_after"] == 5.0
+
+
+def test_transient_failures_are_not_recorded_and_resume_asks_again(tmp_path, capsys):
+    from recallbench.cli import main
+    from test_findingdory_cli import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    run = tmp_path / "run"
+    args = ["findingdory", "--data", str(suite), "--agent", "vlm", "--frames", "8",
+            "--limit", "3", "--out", str(run), "--agent-arg", "model=m",
+            "--agent-arg", "max_retries=0"]
+    with ChatServer([], default=Reply(status=503)) as server:
+        assert main([*args, "--agent-arg", f"base_url={server.base_url}"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "3 case(s) not answered (3 http_503)" in out
+    assert not (run / "runlog.jsonl").read_text()  # nothing recorded as an answer
+    with ChatServer([], default=Reply(GOOD)) as server:
+        assert main([*args, "--agent-arg", f"base_url={server.base_url}", "--resume"]) == 0
+        assert len(server.requests) == 3
+    assert [r["frame_indices"] for r in _records(run)] == [[1], [1], [1]]
+
+
+def test_a_failing_cache_write_keeps_the_reply(tmp_path, monkeypatch):
+    import errno
+
+    from recallbench.agents.cache import ResponseCache
+
+    def full_disk(self, key, value):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ResponseCache, "put", full_disk)
+    with ChatServer([Reply(GOOD)]) as server:
+        answer = _vlm(server.base_url, cache_dir=tmp_path / "cache").select_frames(
+            _vlm_query(tmp_path), None)
+    assert answer.frame_indices == [1]
+    assert "No space left on device" in answer.info["cache_error"]
+
+
+def test_a_video_that_fails_to_decode_is_its_own_transient_failure(tmp_path):
+    from recallbench.agents.base import FrameQuery, TransientError
+
+    garbage = tmp_path / "garbage.mp4"
+    garbage.write_bytes(os.urandom(4096))
+    with ChatServer([Reply(GOOD)]) as server, pytest.raises(TransientError) as caught:
+        _vlm(server.base_url).select_frames(
+            FrameQuery("c", "find the mug", str(garbage), (0, 1, 2)), None)
+    assert caught.value.kind == "decode_error"
+    assert not server.requests  # the model was never asked, so no response_error either
+
+
+def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
+    import socket
+
+    from recallbench.cli import main
+    from test_findingdory_cli import build_suite
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    suite = build_suite(tmp_path / "suite")
+    run = tmp_path / "run"
+    args = ["findingdory", "--data", str(suite), "--agent", "vlm", "--frames", "8",
+            "--limit", "6", "--out", str(run), "--agent-arg", "model=m",
+            "--agent-arg", "max_retries=0"]
+    assert main([*args, "--agent-arg", f"base_url={dead}"]) == 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert "base_url: 3 requests in a row could not connect" in out and "--resume" in out
+    assert not (run / "runlog.jsonl").read_text()  # stopped after 3 cases, none recorded
+    with ChatServer([], default=Reply(GOOD)) as server:
+        assert main([*args, "--agent-arg", f"base_url={server.base_url}", "--resume"]) == 0
+        assert len(server.requests) == 6
+    assert len(_records(run)) == 6

@@ -216,7 +216,13 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
     from recallbench.agents.registry import construct_seeded
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import RECORDS, agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory import (
+        RECORDS,
+        TransientCases,
+        agent_manifest,
+        run_cases,
+        start_run,
+    )
 
     try:
         factory = findingdory_target(agent)
@@ -240,16 +246,22 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
     console.print(f"[bold]findingdory[/bold] {agent}" + (" resuming" if resume else ""))
     if getattr(instance, "needs_training_suite", False):
         instance.fit(suite.cases)
-    run_cases(suite, instance, budget=opts.frames, run_dir=out_dir, limit=opts.limit,
-              resume=resume,
-              progress=lambda it, n: track(it, total=n, description=f"{agent} K={opts.frames}",
-                                           console=console, transient=True))
+    unanswered = None
+    try:
+        run_cases(suite, instance, budget=opts.frames, run_dir=out_dir, limit=opts.limit,
+                  resume=resume,
+                  progress=lambda it, n: track(it, total=n, description=f"{agent} K={opts.frames}",
+                                               console=console, transient=True))
+    except TransientCases as exc:  # scored on what is recorded; rerunning finishes
+        unanswered = str(exc)
     summary = score_run(out_dir, suite=suite, seed=opts.seed)
     overall = summary["overall"]
     result = AgentResult(agent, f"{factory.__module__}:{getattr(factory, '__name__', factory)}",
                          "ok", run_dir=str(out_dir), n=int(overall["n"]))
     result.metrics = {m: overall[m] for m in FINDINGDORY_METRICS if m in overall}
     result.extra = {"failures": overall.get("failures", {})}
+    if unanswered:
+        result.note = unanswered
     return result
 
 

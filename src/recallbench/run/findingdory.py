@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.base import FrameAnswer
+from recallbench.agents.base import FrameAnswer, TransientError
 from recallbench.agents.ll_policies import LowLevelPolicy
 from recallbench.benchmarks.findingdory.data import QACase, Suite, resolve_video
 from recallbench.benchmarks.findingdory.evaluate import (
@@ -73,8 +73,22 @@ def run_cases(
     if log_path.exists() and not resume:
         raise InputError(log_path, None, "run already has records; pass --resume to finish it")
     with run_folder_lock(run_dir):
-        _ask_agent(suite, agent, budget, log_path, limit, resume, videos_dir, progress)
+        left = _ask_agent(suite, agent, budget, log_path, limit, resume, videos_dir, progress)
+    if left:
+        raise TransientCases(left)
     return log_path
+
+
+class TransientCases(Exception):
+    """Some cases got no answer for reasons that may pass; the others are recorded."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+        super().__init__(
+            f"{sum(counts.values())} case(s) not answered ({kinds}); nothing was recorded for "
+            "them: --resume asks again"
+        )
 
 
 def _ask_agent(
@@ -86,8 +100,9 @@ def _ask_agent(
     resume: bool,
     videos_dir: Path | None,
     progress: Callable[[Iterable[QACase], int], Iterable[QACase]] | None,
-) -> None:
+) -> dict[str, int]:
     done = completed(log_path) if resume else {}
+    left: dict[str, int] = {}
     cases = list(suite.cases[:limit] if limit else suite.cases)
     todo = [c for c in cases if c.id not in done]
     episodes = EpisodeCache(suite)
@@ -105,10 +120,16 @@ def _ask_agent(
             t0 = time.perf_counter()
             try:
                 record.update(_answer_record(agent.select_frames(query, frames)))
+            except TransientError as exc:  # not an answer: left unrecorded for --resume
+                left[exc.kind] = left.get(exc.kind, 0) + 1
+                continue
+            except InputError:  # the run cannot go on (e.g. the model server is unreachable)
+                raise
             except Exception as exc:  # an agent failure fails this case only
                 record.update(frame_indices=None, response=None, agent_error=repr(exc)[:2000])
             record["seconds"] = round(time.perf_counter() - t0, 6)
             log.append(record)
+    return left
 
 
 def agent_manifest(agent: Any) -> dict[str, Any] | None:

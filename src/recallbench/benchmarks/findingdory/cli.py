@@ -26,12 +26,14 @@ def _agent_kwargs(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -> dict[str, Any]:
+def _run_one(
+    args: argparse.Namespace, suite: Any, budget: int, run_dir: Path, warnings: list[str]
+) -> dict[str, Any]:
     from rich.progress import track
 
     from recallbench.agents.registry import construct_seeded, resolve_agent
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory import TransientCases, agent_manifest, run_cases, start_run
 
     extra = _agent_kwargs(args.agent_arg)
     ll_policy = _ll_policy(args, suite) if args.ll else None
@@ -57,16 +59,19 @@ def _run_one(args: argparse.Namespace, suite: Any, budget: int, run_dir: Path) -
         ll_policy=args.ll_policy if args.ll else None,
         ll_policy_kwargs=_agent_kwargs(args.ll_policy_arg) if args.ll else None,
     )
-    run_cases(
-        suite,
-        agent,
-        budget=budget,
-        run_dir=run_dir,
-        limit=args.limit,
-        resume=args.resume,
-        videos_dir=Path(args.videos) if args.videos else None,
-        progress=lambda it, n: track(it, total=n, description=f"{args.agent} K={budget}"),
-    )
+    try:
+        run_cases(
+            suite,
+            agent,
+            budget=budget,
+            run_dir=run_dir,
+            limit=args.limit,
+            resume=args.resume,
+            videos_dir=Path(args.videos) if args.videos else None,
+            progress=lambda it, n: track(it, total=n, description=f"{args.agent} K={budget}"),
+        )
+    except TransientCases as exc:  # the rest is recorded and scored; --resume finishes
+        warnings.append(f"K={budget}: {exc}")
     if ll_policy is not None:
         _run_ll(args, suite, run_dir, ll_policy)
     return score_run(run_dir, scoring=args.scoring, suite=suite)
@@ -117,18 +122,21 @@ def _handle_run(args: argparse.Namespace) -> int:
     try:
         suite = load_suite(args.data, trusted=args.trust_suite)
         out = Path(args.out)
+        warnings: list[str] = []
         if args.frames_sweep:
             budgets = [int(k) for k in args.frames_sweep.split(",") if k.strip()]
-            results = {k: _run_one(args, suite, k, out / f"K{k}") for k in budgets}
+            results = {k: _run_one(args, suite, k, out / f"K{k}", warnings) for k in budgets}
             for k, summary in results.items():
                 console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
         else:
-            summary = _run_one(args, suite, args.frames, out)
+            summary = _run_one(args, suite, args.frames, out, warnings)
             print_summary(summary, METRICS, console=console)
     except InputError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2
-    return 0
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False, soft_wrap=True)
+    return 1 if warnings else 0
 
 
 def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
