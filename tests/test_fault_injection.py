@@ -487,3 +487,114 @@ def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
         assert main([*args, "--agent-arg", f"base_url={server.base_url}", "--resume"]) == 0
         assert len(server.requests) == 6
     assert len(_records(run)) == 6
+
+
+# ------------------------------------------- finding 6: FindingDory agents run in worker processes
+CRASHING_AGENT = '''
+import ctypes, math, os, subprocess, sys, time
+from recallbench.agents.base import FrameAnswer
+
+class Crashing:
+    name = "crashing"
+    privileged = False
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def select_frames(self, query, frames):
+        with open(self.calls, "a") as f:
+            f.write(query.case_id + "\\n")
+        mode = {
+            "ep_a-1": "raise", "ep_a-2": "exit", "ep_a-3": "interrupt", "ep_a-4": "os_exit",
+            "ep_a-5": "segfault", "ep_b-0": "hang", "ep_b-1": "nan", "ep_b-2": "child",
+            "ep_b-3": "flood",
+        }.get(query.case_id, "ok")
+        if mode == "raise":
+            raise ValueError("model weights missing")
+        if mode == "exit":
+            sys.exit(3)
+        if mode == "interrupt":
+            raise KeyboardInterrupt
+        if mode == "os_exit":
+            os._exit(7)
+        if mode == "segfault":
+            ctypes.string_at(0)
+        if mode == "hang":
+            time.sleep(600)
+        if mode == "nan":
+            return FrameAnswer([math.nan], None, {"score": math.nan})
+        if mode == "child":
+            child = subprocess.Popen(["sleep", "300"])
+            with open(self.calls + ".child", "w") as f:
+                f.write(str(child.pid))
+            time.sleep(600)
+        if mode == "flood":
+            for _ in range(50):
+                print("x" * 100_000, flush=True)
+        return FrameAnswer([0], None, {})
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie is dead too
+        return f.read().split()[2] != "Z"
+
+
+def test_crashing_findingdory_agents_fail_their_case_only(tmp_path):
+    from test_findingdory_cli import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    (tmp_path / "crashing.py").write_text(CRASHING_AGENT)
+    calls = tmp_path / "calls.txt"
+    run = tmp_path / "run"
+    args = ["findingdory", "--data", str(suite), "--agent", f"{tmp_path / 'crashing.py'}:Crashing",
+            "--agent-arg", f"calls={calls}", "--frames", "8", "--out", str(run),
+            "--case-timeout", "4"]
+    proc = cli(*args, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    records = {r["key"]: r for r in _records(run)}
+    assert len(records) == 12
+    causes = {
+        "ep_a-1": "ValueError('model weights missing')", "ep_a-2": "SystemExit(3)",
+        "ep_a-3": "KeyboardInterrupt()", "ep_a-4": "exit code 7", "ep_a-5": "signal 11",
+        "ep_b-0": "timeout: exceeded 4 s", "ep_b-2": "timeout: exceeded 4 s",
+    }
+    for key, cause in causes.items():
+        assert cause in records[key]["agent_error"], (key, records[key])
+        assert records[key]["frame_indices"] is None
+    nan = records["ep_b-1"]
+    assert nan["frame_indices"] is None and "nan" in nan["response"]
+    assert "unloggable_info" in nan["info"]
+    for key in ("ep_a-0", "ep_b-3", "ep_b-4", "ep_b-5"):
+        assert records[key]["frame_indices"] == [0] and "agent_error" not in records[key]
+    child = int((tmp_path / "calls.txt.child").read_text())
+    assert not _alive(child)  # ended with the worker that started it
+    assert (run / "workers.log").stat().st_size < 200_000  # 5 MB printed, capped per case
+    asked = calls.read_text().splitlines()
+    assert proc.returncode == 0 and len(asked) == 12
+    # a case whose agent killed its worker is recorded as failed: --resume asks nothing again
+    assert cli(*args, "--resume", timeout=120).returncode == 0
+    assert calls.read_text().splitlines() == asked
+
+
+def test_a_hanging_scenemem_policy_without_test_timeout_gets_the_default(tmp_path, monkeypatch):
+    from rich.console import Console
+
+    import recallbench.run.scenemem as runner
+
+    mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "hang")])
+    monkeypatch.setattr(runner, "DEFAULT_TEST_TIMEOUT", 3.0)
+    config = runner.normalise(runner.ScenememConfig(
+        data_dir=str(tmp_path / "data"), policy=policy("Faulty"), out=str(tmp_path / "r.json"),
+        max_steps=5, env_factory=MINI_FACTORY))
+    assert config.test_timeout is None
+    start = time.monotonic()
+    with open(os.devnull, "w") as quiet:
+        runner.run_scenemem(config, tmp_path / "r_run", 1, console=Console(file=quiet))
+    assert time.monotonic() - start < 60
+    [record] = _records(tmp_path / "r_run")
+    assert record["error"] == "timeout: exceeded 3 s wall clock"

@@ -217,12 +217,14 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.report.runs import score_run
     from recallbench.run.findingdory import (
+        DEFAULT_CASE_TIMEOUT,
         RECORDS,
         TransientCases,
         agent_manifest,
         run_cases,
         start_run,
     )
+    from recallbench.run.findingdory_worker import AgentSpec
 
     try:
         factory = findingdory_target(agent)
@@ -244,12 +246,12 @@ def run_findingdory_agent(suite_path: Path, agent: str, out_dir: Path, opts: Com
               cases=n_cases, agent_manifest=agent_manifest(instance))
     resume = (out_dir / RECORDS).exists()
     console.print(f"[bold]findingdory[/bold] {agent}" + (" resuming" if resume else ""))
-    if getattr(instance, "needs_training_suite", False):
-        instance.fit(suite.cases)
     unanswered = None
     try:
-        run_cases(suite, instance, budget=opts.frames, run_dir=out_dir, limit=opts.limit,
-                  resume=resume,
+        run_cases(suite, AgentSpec(agent, kwargs, opts.seed), budget=opts.frames,
+                  run_dir=out_dir, limit=opts.limit, resume=resume,
+                  privileged=bool(getattr(instance, "privileged", False)),
+                  case_timeout=opts.test_timeout or DEFAULT_CASE_TIMEOUT,
                   progress=lambda it, n: track(it, total=n, description=f"{agent} K={opts.frames}",
                                                console=console, transient=True))
     except TransientCases as exc:  # scored on what is recorded; rerunning finishes

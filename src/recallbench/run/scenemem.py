@@ -42,6 +42,9 @@ from recallbench.run.seeds import case_seed
 
 WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
 RUNLOG = "runlog.jsonl"
+# Wall-clock seconds per test without --test_timeout: a 1,500-step robosuite rollout with camera
+# observations fits many times over; a policy that hangs costs its test, never the run.
+DEFAULT_TEST_TIMEOUT = 3600.0
 
 
 @dataclass
@@ -227,9 +230,8 @@ def _execute(
     console: Console,
 ) -> None:
     """Run every test without a record; append each record the moment its test ends."""
-    executor = ProcessExecutor(
-        WORKER_HANDLER, workers, config.test_timeout, log_path=run_dir / "workers.log"
-    )
+    timeout = config.test_timeout or DEFAULT_TEST_TIMEOUT  # a hung policy must not hang the run
+    executor = ProcessExecutor(WORKER_HANDLER, workers, timeout, log_path=run_dir / "workers.log")
     pending: dict[str, tuple[Scenario, str, int]] = {}
     total = 0
     for scenario in scenarios:

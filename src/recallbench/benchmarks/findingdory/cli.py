@@ -34,12 +34,12 @@ def _run_one(
     from recallbench.agents.registry import construct_seeded, resolve_agent
     from recallbench.report.runs import score_run
     from recallbench.run.findingdory import TransientCases, agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory_worker import AgentSpec
 
     extra = _agent_kwargs(args.agent_arg)
     ll_policy = _ll_policy(args, suite) if args.ll else None
+    # Built here for its manifest and to fail fast; it answers in worker processes (run_cases).
     agent = construct_seeded(resolve_agent(args.agent), extra, args.seed)
-    if getattr(agent, "needs_training_suite", False):
-        agent.fit(suite.cases)
     cases = min(len(suite.cases), args.limit) if args.limit else len(suite.cases)
     start_run(
         run_dir,
@@ -62,7 +62,10 @@ def _run_one(
     try:
         run_cases(
             suite,
-            agent,
+            AgentSpec(args.agent, extra, args.seed),
+            privileged=bool(getattr(agent, "privileged", False)),
+            workers=args.workers,
+            case_timeout=args.case_timeout,
             budget=budget,
             run_dir=run_dir,
             limit=args.limit,
@@ -246,6 +249,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--limit", type=int, help="only the first N cases")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="finish an interrupted run")
+    parser.add_argument(
+        "--case-timeout",
+        type=float,
+        default=900.0,
+        help="wall-clock seconds per case before its agent is stopped and the case failed "
+        "(default 900)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="agent worker processes (default 1: in order)"
+    )
     parser.add_argument(
         "--trust-suite",
         action="store_true",
