@@ -36,6 +36,10 @@ def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("error")]
 
 
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
 def set_env_args(scenario: Path, **fields: object) -> None:
     path = scenario / "env" / "env_args.json"
     path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
@@ -191,9 +195,9 @@ def test_findingdory_rows_pointing_outside_or_beyond_are_one_line_errors(
     assert main(["findingdory", "--data", str(suite), "--agent", "random",
                  "--out", str(tmp_path / "run"), "--frames", "8"]) == 2
     # One message (the console wraps it; the lead's shared printer will keep it one line).
-    out = " ".join(capsys.readouterr().out.split())
+    out = squash(capsys.readouterr().out)
     assert out.startswith("error:") and out.count("error") == 1, out
-    assert f" {field}: " in out and "qa.json: row" in out, out
+    assert f"{field}:" in out and "qa.json:row" in out, out
     assert not (tmp_path / "run" / "runlog.jsonl").exists()  # refused before any work
 
 
@@ -324,7 +328,7 @@ def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
         assert holder.stdout.readline().strip() == "held"
         assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
                      "--out", str(run), "--limit", "2"]) == 2
-        assert "another recallbench process" in " ".join(capsys.readouterr().out.split())
+        assert squash("another recallbench process") in squash(capsys.readouterr().out)
         assert not (run / "runlog.jsonl").exists()
     finally:
         holder.kill()
@@ -411,8 +415,8 @@ def test_every_client_setting_is_reachable_from_the_command_line(tmp_path, capsy
         capsys.readouterr()
         assert main([*base, "--out", str(tmp_path / "b"),
                      "--agent-arg", "max_retyr_after=5"]) == 2
-    out = " ".join(capsys.readouterr().out.split())
-    assert "--agent-arg: max_retyr_after: VLMAgent has no such setting" in out
+    out = squash(capsys.readouterr().out)
+    assert squash("--agent-arg: max_retyr_after: VLMAgent has no such setting") in out
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
     assert manifest["agent_manifest"]["max_retry_after"] == 5.0
 
@@ -428,8 +432,8 @@ def test_transient_failures_are_not_recorded_and_resume_asks_again(tmp_path, cap
             "--agent-arg", "max_retries=0"]
     with ChatServer([], default=Reply(status=503)) as server:
         assert main([*args, "--agent-arg", f"base_url={server.base_url}"]) == 1
-    out = " ".join(capsys.readouterr().out.split())
-    assert "3 case(s) not answered (3 http_503)" in out
+    out = squash(capsys.readouterr().out)
+    assert squash("3 case(s) not answered (3 http_503)") in out
     assert not (run / "runlog.jsonl").read_text()  # nothing recorded as an answer
     with ChatServer([], default=Reply(GOOD)) as server:
         assert main([*args, "--agent-arg", f"base_url={server.base_url}", "--resume"]) == 0
@@ -480,8 +484,8 @@ def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
             "--limit", "6", "--out", str(run), "--agent-arg", "model=m",
             "--agent-arg", "max_retries=0"]
     assert main([*args, "--agent-arg", f"base_url={dead}"]) == 2
-    out = " ".join(capsys.readouterr().out.split())
-    assert "base_url: 3 requests in a row could not connect" in out and "--resume" in out
+    out = squash(capsys.readouterr().out)
+    assert squash("base_url: 3 requests in a row could not connect") in out and "--resume" in out
     assert not (run / "runlog.jsonl").read_text()  # stopped after 3 cases, none recorded
     with ChatServer([], default=Reply(GOOD)) as server:
         assert main([*args, "--agent-arg", f"base_url={server.base_url}", "--resume"]) == 0
@@ -598,3 +602,125 @@ def test_a_hanging_scenemem_policy_without_test_timeout_gets_the_default(tmp_pat
     assert time.monotonic() - start < 60
     [record] = _records(tmp_path / "r_run")
     assert record["error"] == "timeout: exceeded 3 s wall clock"
+
+
+# ------------------------------------------------------------------- finding 10: bad inputs
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_garbage_or_truncated_scenemem_video_is_refused_at_load(tmp_path, damage):
+    scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
+    video = scen / "videos" / "robot0_agentview_right.mp4"
+    data = video.read_bytes()
+    video.write_bytes(os.urandom(len(data)) if damage == "garbage" else data[: len(data) // 2])
+    proc = cli("scenemem", "--data_dir", str(tmp_path / "data"), "--policy",
+               policy("RandomWalk"), "--out", str(tmp_path / "r.json"), "--workers", "1",
+               "--max_steps", "3", "--env_factory", MINI_FACTORY)
+    assert proc.returncode == 1
+    [line] = error_lines(proc.stderr)
+    assert "robot0_agentview_right.mp4: videos[1]: not a readable video" in line
+    assert not _records(tmp_path / "r_run")
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"max_steps": 1e30}, "tests[0].max_steps"),
+     ({"task": "restore", "object_body_name": "cabinet_main", "target_pos": [0, float("nan"), 0]},
+      "tests[0].target_pos")],
+)
+def test_absurd_spec_numbers_are_refused_at_load(tmp_path, change, field):
+    from recallbench.benchmarks.scenemem.spec import load_scenario
+    from recallbench.errors import InputError
+
+    scen = mini_scenario(tmp_path / "combo_1", [mini_test("t", "bowl", **change)])
+    with pytest.raises(InputError) as caught:
+        load_scenario(scen)
+    assert caught.value.field is not None and caught.value.field.startswith(field)
+
+
+def test_a_garbage_findingdory_video_is_refused_before_any_agent_call(tmp_path, capsys):
+    from recallbench.cli import main
+
+    suite = _fd_rows(tmp_path)
+    (suite / "videos" / "ep_b.mp4").write_bytes(b"\x00garbage" * 500)
+    assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+                 "--out", str(tmp_path / "run")]) == 2
+    out = squash(capsys.readouterr().out)  # the console wraps long paths anywhere
+    assert squash("ep_b.mp4: row ep_b-0: video: not a readable video") in out
+    assert not (tmp_path / "run" / "runlog.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "field"),
+    [(b'{"id": "ep_a-0", "frame_indices": [1], "offered_frames": "abc"}\n', "offered_frames"),
+     (b'{"id": "ep_a-0", "frame_indices": [1], "offered_frames": [1e30]}\n', "offered_frames"),
+     (b"\x89PNG\r\n\x1a\n\xff\xfe\x00binary", "byte"),
+     (b'{"id": "ep_a-0", "frame_indices": [1]}\n{"id": "ep_a-0", "frame_indices": [2]}\n',
+      "line 2: id")],
+)
+def test_bad_prediction_files_are_one_line_errors(tmp_path, capsys, content, field):
+    from recallbench.cli import main
+
+    suite = _fd_rows(tmp_path)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_bytes(content)
+    assert main(["findingdory", "score", "--data", str(suite), "--predictions", str(preds),
+                 "--frames", "8"]) == 2
+    out = squash(capsys.readouterr().out)
+    assert out.startswith("error:") and "preds.jsonl" in out and squash(field) in out, out
+
+
+def test_a_full_disk_mid_run_is_one_line_and_nothing_recorded_is_lost(tmp_path, capsys,
+                                                                      monkeypatch):
+    import errno
+
+    import recallbench.run.runlog as runlog
+    from recallbench.cli import main
+
+    suite = _fd_rows(tmp_path)
+    run = tmp_path / "run"
+    real_fsync, calls = os.fsync, []
+
+    def fsync(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) > 5:  # the sixth record does not fit on the disk
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(runlog.os, "fsync", fsync)
+    args = ["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+            "--out", str(run)]
+    assert main(args) == 2
+    out = squash(capsys.readouterr().out)
+    assert squash("runlog.jsonl: cannot append a record: No space left on device") in out
+    kept = [r["key"] for r in _records(run)]
+    assert len(kept) >= 5
+    monkeypatch.setattr(runlog.os, "fsync", real_fsync)  # space freed
+    assert main([*args, "--resume"]) == 0
+    keys = [r["key"] for r in _records(run)]
+    assert keys[:5] == kept[:5] and len(keys) == len(set(keys)) == 12
+
+
+def test_a_read_only_run_folder_is_one_line(tmp_path, capsys, monkeypatch):
+    import errno
+
+    from recallbench.cli import main
+
+    suite = _fd_rows(tmp_path)
+    run = tmp_path / "run"
+    args = ["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+            "--out", str(run), "--limit", "4"]
+    assert main(args) == 0
+    before = (run / "runlog.jsonl").read_bytes()
+    real_open = os.open
+
+    def read_only(path, flags, *rest):  # the folder was remounted read-only (root ignores chmod)
+        if str(path).startswith(str(run)) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *rest)
+
+    monkeypatch.setattr(os, "open", read_only)
+    capsys.readouterr()
+    assert main([*args[:-2], "--resume"]) == 2
+    out = squash(capsys.readouterr().out)
+    assert "Read-onlyfilesystem" in out and out.count("error") == 1, out
+    monkeypatch.undo()
+    assert (run / "runlog.jsonl").read_bytes() == before

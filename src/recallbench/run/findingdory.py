@@ -25,6 +25,7 @@ from recallbench.run.findingdory_worker import AgentSpec, spec_dict
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
+from recallbench.video.reader import check_video
 
 RECORDS = "runlog.jsonl"
 
@@ -95,15 +96,28 @@ def _tasks(
 ) -> list[Task]:
     episodes = EpisodeCache(suite)
     tasks = []
+    checked: dict[Path, int] = {}
     for case in todo:
         episode = episodes.get(case.ep_id)
         video = resolve_video(suite, case, videos_dir)
+        if video is not None and video not in checked:  # garbage or truncated: before work
+            checked[video] = check_video(video, f"row {case.id}: video")
+        if video is not None and case.answer_frames is None and case.num_frames is None:
+            _check_answer_in_video(suite, case, checked[video])
         offered = offered_for(case, budget, video, episode)
         query = build_query(case, offered, episode, video, privileged)
         payload = {"agent": spec_dict(agent), "suite": str(suite.path), "trusted": suite.trusted,
                    "query": query, "video": str(video) if video else None}
         tasks.append(Task(case.id, payload))
     return tasks
+
+
+def _check_answer_in_video(suite: Suite, case: QACase, frames: int) -> None:
+    for j, sub in enumerate(case.answer):
+        if any(i >= frames for i in sub):
+            raise InputError(
+                suite.path, f"row {case.id}: answer[{j}]", f"index beyond the {frames}-frame video"
+            )
 
 
 def _record_results(

@@ -39,6 +39,7 @@ from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 from recallbench.run.seeds import case_seed
+from recallbench.video.reader import check_video
 
 WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
 RUNLOG = "runlog.jsonl"
@@ -187,7 +188,10 @@ def _load_scenarios(
     errors: dict[str, str] = {}
     for root in roots:
         try:
-            scenarios.append(load_scenario(root, config.env_factory, config.trust_suite))
+            scenario = load_scenario(root, config.env_factory, config.trust_suite)
+            for i, video in enumerate(scenario.video_paths):  # garbage/truncated: before work
+                check_video(video, f"videos[{i}]")
+            scenarios.append(scenario)
         except InputError as exc:
             errors[root.name] = str(exc)
             print_error(console, f"{exc} (scenario skipped)")

@@ -147,9 +147,14 @@ def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
     from recallbench.errors import InputError
 
     preds: dict[str, dict[str, Any]] = {}
+    lines: dict[str, int] = {}
     if not path.is_file():
         raise InputError(path, None, "predictions file not found")
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"byte {exc.start}", "not UTF-8 text (a binary file?)") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -163,7 +168,17 @@ def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
         fi = row.get("frame_indices")
         if fi is not None and not isinstance(fi, list):
             raise InputError(path, f"line {n}: frame_indices", "expected a list")
-        preds[str(row["id"])] = row
+        offered = row.get("offered_frames")
+        if offered is not None and not (isinstance(offered, list) and all(
+            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in offered
+        )):
+            raise InputError(
+                path, f"line {n}: offered_frames", "expected a list of frame indices (ints >= 0)"
+            )
+        rid = str(row["id"])
+        if rid in preds:  # keeping either silently would score an arbitrary one
+            raise InputError(path, f"line {n}: id", f"duplicate id {rid!r} (line {lines[rid]})")
+        preds[rid], lines[rid] = row, n
     return preds
 
 
