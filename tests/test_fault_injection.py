@@ -622,7 +622,7 @@ def test_a_garbage_or_truncated_scenemem_video_is_refused_at_load(tmp_path, dama
 
 @pytest.mark.parametrize(
     ("change", "field"),
-    [({"max_steps": 1e30}, "tests[0].max_steps"),
+    [({"max_steps": 10**30}, "tests[0].max_steps"),  # a JSON integer: 1e30 as a float was refused
      ({"task": "restore", "object_body_name": "cabinet_main", "target_pos": [0, float("nan"), 0]},
       "tests[0].target_pos")],
 )
