@@ -105,6 +105,10 @@ def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
     except KeyError as exc:
         raise InputError(run_dir / "manifest.json", "config", "field missing") from exc
     config = ScenememConfig(**recorded)
+    if not config.eval_dirs:  # recorded before the data root stopped going on sys.path
+        config.eval_dirs = card_eval_dirs(config.data_dir)
+        roots = {str(Path(d).parent) for d in config.eval_dirs}
+        config.policy_paths = [p for p in config.policy_paths if p not in roots]
     for name, value in given.items():
         if value is None:
             continue
