@@ -119,7 +119,7 @@ def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
         assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
                      "--out", str(run), "--limit", "2"]) == 2
         assert squash("another recallbench process") in squash(capsys.readouterr().out)
-        assert not (run / "runlog.jsonl").exists()
+        assert not (run / "runlog.jsonl").exists() and not (run / "manifest.json").exists()
     finally:
         holder.kill()
         holder.wait()

@@ -16,11 +16,17 @@ from pathlib import Path
 from recallbench.errors import InputError
 
 LOCK_NAME = ".lock"
+_HELD: set[str] = set()  # run folders this process holds
 
 
 @contextlib.contextmanager
 def run_folder_lock(run_dir: str | Path) -> Iterator[None]:
-    """Hold the run folder's lock, or raise ``InputError`` if another process holds it."""
+    """Hold the run folder's lock, or raise ``InputError`` if another process holds it.
+    Re-entrant within a process (a command may hold it around steps that take it too)."""
+    held = str(Path(run_dir).resolve())
+    if held in _HELD:
+        yield
+        return
     path = Path(run_dir) / LOCK_NAME
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -38,6 +44,10 @@ def run_folder_lock(run_dir: str | Path) -> Iterator[None]:
             ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
-        yield
+        _HELD.add(held)
+        try:
+            yield
+        finally:
+            _HELD.discard(held)
     finally:
         os.close(fd)  # releases the lock

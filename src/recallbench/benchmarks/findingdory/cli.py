@@ -29,6 +29,15 @@ def _agent_kwargs(pairs: list[str]) -> dict[str, Any]:
 def _run_one(
     args: argparse.Namespace, suite: Any, budget: int, run_dir: Path, warnings: list[str]
 ) -> dict[str, Any]:
+    from recallbench.run.lock import run_folder_lock
+
+    with run_folder_lock(run_dir):  # a second writer is refused before the manifest
+        return _run_locked(args, suite, budget, run_dir, warnings)
+
+
+def _run_locked(
+    args: argparse.Namespace, suite: Any, budget: int, run_dir: Path, warnings: list[str]
+) -> dict[str, Any]:
     from rich.progress import track
 
     from recallbench.agents.registry import construct_seeded, resolve_agent
