@@ -285,14 +285,14 @@ def test_a_day_too_short_for_its_chores_fails_clearly():
 
 def test_the_harness_runs_the_oracle_agent_on_the_generated_suite(suite_dir, tmp_path):
     """The whole evaluation path (video look-up, run log, scoring) on a generated suite."""
-    from recallbench.agents.baselines import OracleAgent
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.evaluate import score_records
     from recallbench.run.findingdory import run_cases
+    from recallbench.run.findingdory_worker import AgentSpec
     from recallbench.run.runlog import completed
 
     suite = load_suite(suite_dir)
-    log = run_cases(suite, OracleAgent(), budget=96, run_dir=tmp_path)
+    log = run_cases(suite, AgentSpec("oracle"), budget=96, run_dir=tmp_path, privileged=True)
     rows = score_records(suite, completed(log))
     assert len(rows) == len(suite.cases)
     for row, case in zip(rows, suite.cases, strict=True):

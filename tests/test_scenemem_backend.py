@@ -13,7 +13,8 @@ from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
 @pytest.fixture
 def scenario(tmp_path):
-    return load_scenario(mini_scenario(tmp_path / "combo_1", [mini_test("a", "bowl")]))
+    root = mini_scenario(tmp_path / "combo_1", [mini_test("a", "bowl")])
+    return load_scenario(root, MINI_FACTORY)
 
 
 def test_robosuite_is_the_default_factory():
@@ -39,7 +40,7 @@ def test_explicit_factory_wins(scenario):
 
 def test_env_kwargs_are_the_cards_with_cheap_rendering(scenario):
     def with_args(args):
-        return scenario.__class__(**{**scenario.__dict__, "env_args": args})
+        return scenario.__class__(**{**scenario.__dict__, "env_args": args, "env_factory": None})
 
     # an explicit factory gets env_kwargs unchanged
     name, kw, is_robosuite = backend.env_kwargs(scenario)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scenemem_fixtures.build import mini_scenario, mini_test, policy
+from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 
 RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
 CARD_KEYS = {"results", "summary"}
@@ -20,6 +20,8 @@ CARD_KEYS = {"results", "summary"}
 
 def run_cli(*args: str, cwd: Path | None = None, check: int | None = 0):
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
+    if "--resume" not in args:  # the mini env's factory: from the command line, never the suite
+        args = (*args, "--env_factory", MINI_FACTORY)
     proc = subprocess.run(
         [RECALLBENCH, "scenemem", *args],
         cwd=cwd,
@@ -327,7 +329,8 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, kill_after):
 
     out, run_dir = tmp_path / "cut.json", tmp_path / "cut_run"
     proc = subprocess.Popen(
-        [RECALLBENCH, "scenemem", *common, "--out", str(out), "--workers", "2"],
+        [RECALLBENCH, "scenemem", *common, "--out", str(out), "--workers", "2",
+         "--env_factory", MINI_FACTORY],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -471,7 +474,8 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
     monkeypatch.setenv("RB_GATE", str(gate))
     args = ["--data_dir", str(data), "--policy", policy("GatedRandomWalk"), "--max_steps", "30"]
     proc = subprocess.Popen(
-        [RECALLBENCH, "scenemem", *args, "--out", str(out), "--workers", "1"],
+        [RECALLBENCH, "scenemem", *args, "--out", str(out), "--workers", "1",
+         "--env_factory", MINI_FACTORY],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -133,6 +133,19 @@ def test_caption_failure_fails_the_case_with_the_error(video: Path) -> None:
     assert "HTTP 401" in result.info["error"]
 
 
+def test_a_caption_server_that_may_recover_leaves_the_case_for_resume(video: Path) -> None:
+    """503 after its retries is no answer: the case is not recorded, --resume asks again."""
+    from recallbench.agents.base import TransientError
+
+    with ChatServer([], default=Reply(status=503)) as server, pytest.raises(
+        TransientError
+    ) as caught:
+        TextMemoryAgent("m", server.base_url, chunk_size=CHUNK, max_retries=0).select_frames(
+            make_query(video), None
+        )
+    assert caught.value.kind == "http_503"
+
+
 def test_registry_builds_text_memory_and_vlm_by_name() -> None:
     agent = load_agent("text-memory", model="m", base_url="http://127.0.0.1:9/v1", chunk_size="6")
     assert isinstance(agent, TextMemoryAgent) and agent.chunk_size == 6

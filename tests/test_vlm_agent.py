@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 
 from chat_server import ChatServer, Reply
-from recallbench.agents.base import FrameQuery, FrameSelectionAgent
+from recallbench.agents.base import FrameQuery, FrameSelectionAgent, TransientError
 from recallbench.agents.openai_client import parse_retry_after
 from recallbench.agents.prompts import load_prompt
 from recallbench.agents.vlm import VLMAgent, goal_text
@@ -187,14 +187,14 @@ def test_500_is_retried_with_backoff(query: FrameQuery) -> None:
     assert 0.005 <= result.info["retry_waits_s"][0] <= 0.01 <= result.info["retry_waits_s"][1]
 
 
-def test_exhausted_retries_fail_the_case_without_raising(query: FrameQuery) -> None:
-    with ChatServer([], default=Reply(status=502)) as server:
-        result = agent(server, max_retries=2).select_frames(query, None)
+def test_exhausted_retries_are_transient_never_an_answer(query: FrameQuery) -> None:
+    with ChatServer([], default=Reply(status=502)) as server, pytest.raises(
+        TransientError
+    ) as caught:
+        agent(server, max_retries=2).select_frames(query, None)
     assert len(server.requests) == 3  # first try + 2 retries
-    assert result.frame_indices is None and result.response is None
-    assert result.info["failure_mode"] == "request_error"
-    assert result.info["error_kind"] == "http_502"
-    assert "gave up after 3 attempts" in result.info["error"]
+    assert caught.value.kind == "http_502"  # left for --resume: the server may recover
+    assert "gave up after 3 attempts" in str(caught.value)
 
 
 def test_client_errors_are_not_retried(query: FrameQuery) -> None:
@@ -217,11 +217,12 @@ def test_slow_reply_past_timeout_is_retried(query: FrameQuery) -> None:
 
 
 def test_timeouts_exhausted_record_timeout(query: FrameQuery) -> None:
-    with ChatServer([], default=Reply(answer("[1]"), delay=2.0)) as server:
-        result = agent(server, timeout=0.3, max_retries=1).select_frames(query, None)
+    with ChatServer([], default=Reply(answer("[1]"), delay=2.0)) as server, pytest.raises(
+        TransientError
+    ) as caught:
+        agent(server, timeout=0.3, max_retries=1).select_frames(query, None)
     assert len(server.requests) == 2
-    assert result.info["error_kind"] == "timeout"
-    assert result.frame_indices is None
+    assert caught.value.kind == "timeout" and caught.value.info["attempts"] == 2
 
 
 def test_non_json_200_is_a_recorded_bad_response(query: FrameQuery) -> None:
@@ -232,14 +233,15 @@ def test_non_json_200_is_a_recorded_bad_response(query: FrameQuery) -> None:
     assert result.info["failure_mode"] == "request_error"
 
 
-def test_connection_refused_is_retried_then_recorded(query: FrameQuery) -> None:
+def test_connection_refused_is_retried_then_left_for_resume(query: FrameQuery) -> None:
     with socket.socket() as sock:  # a port that was free a moment ago: nobody listens there
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     vlm = VLMAgent("m", f"http://127.0.0.1:{port}/v1", backoff_base=0.01, max_retries=2)
-    result = vlm.select_frames(query, None)
-    assert result.info["error_kind"] == "connection"
-    assert result.info["attempts"] == 3
+    with pytest.raises(TransientError) as caught:
+        vlm.select_frames(query, None)
+    assert caught.value.kind == "connection"
+    assert caught.value.info["attempts"] == 3
 
 
 def test_cache_makes_a_rerun_free(query: FrameQuery, tmp_path: Path) -> None:
@@ -248,7 +250,7 @@ def test_cache_makes_a_rerun_free(query: FrameQuery, tmp_path: Path) -> None:
         first = agent(server, cache_dir=cache).select_frames(query, None)
     assert len(server.requests) == 1 and first.info["cache_hit"] is False
     # A new agent on another server (another host of the same model): nothing is sent.
-    with ChatServer([], default=Reply(status=500)) as other:
+    with ChatServer([], default=Reply(status=400)) as other:
         second = agent(other, cache_dir=cache).select_frames(query, None)
         assert len(other.requests) == 0
         assert second.info["cache_hit"] is True

@@ -95,11 +95,8 @@ def mini_scenario(root: Path, tests: list[dict[str, Any]], base_xy=(0.0, 0.0)) -
         tests,
         MINI_XML,
         state,
-        {
-            "env_name": "MiniKitchen",
-            "env_kwargs": {"use_camera_obs": False},
-            "env_factory": MINI_FACTORY,
-        },
+        # No env_factory: a suite may not name code; runs pass --env_factory MINI_FACTORY.
+        {"env_name": "MiniKitchen", "env_kwargs": {"use_camera_obs": False}},
         {"layout_id": 1, "style_id": 1, "answers": answers, "actuators": FIXTURE_ACTUATOR},
     )
 

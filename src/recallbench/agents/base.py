@@ -51,6 +51,17 @@ class FrameAnswer:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+class TransientError(Exception):
+    """An answer that could not be obtained for a reason that may pass (timeout, connection,
+    server overload, I/O, video decode). Raised from ``select_frames``: the runner records
+    nothing for the case, so ``--resume`` asks again; ``kind`` names the failure mode."""
+
+    def __init__(self, kind: str, message: str, info: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.info = info or {}
+
+
 class FrameSource(Protocol):
     """Lazy access to the offered frames (decoded on demand, never the whole video)."""
 

@@ -7,24 +7,31 @@ Gemini's OpenAI endpoint, ...), with the pieces a long evaluation run needs.
 - A disk cache keyed by the request body (model, messages, sampling parameters; images by
   content hash) and not by the base URL, so a rerun against another host of the same model
   costs no request.
-- Every outcome is a ``ChatResult``: an exhausted retry budget is a recorded error, not an
-  exception, so one failing case never stops a run.
+- Every outcome is a ``ChatResult``: an exhausted retry budget is an error in it, not an
+  exception, so one failing case never stops a run. ``ChatResult.transient`` says whether that
+  error may pass (timeouts, connection failures, 429, 5xx): the agent then leaves the case for
+  ``--resume`` instead of recording it. ``max_connection_failures`` requests in a row that cannot
+  connect at all stop the run (``ServerUnreachable``): a dead server should not burn the suite.
+- ``timeout`` is a total deadline per attempt (connect, send, every byte of the reply), so a
+  reply that trickles in is cut off; a reply above ``max_reply_bytes`` is refused, not stored.
+- The API key is redacted from everything a server sends back (some echo request headers).
 
 Standard library HTTP only (urllib): no SDK needed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import json
 import logging
 import os
 import random
+import socket
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -32,17 +39,20 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.agents.cache import ResponseCache, stable_hash
+from recallbench.errors import InputError
 
 log = logging.getLogger(__name__)
 
 # Bump when the meaning of a cached entry changes, so old entries stop matching.
 CACHE_VERSION = 1
+REDACTED = "[REDACTED]"
 
 
 _COERCE = (
     ("model", str), ("base_url", str), ("temperature", float), ("max_tokens", int),
     ("timeout", float), ("max_retries", int), ("concurrency", int), ("backoff_base", float),
-    ("backoff_max", float), ("max_retry_after", float),
+    ("backoff_max", float), ("max_retry_after", float), ("max_reply_bytes", int),
+    ("max_connection_failures", int),
 )
 
 
@@ -51,8 +61,10 @@ class ChatSettings:
     """Where to send requests and how. ``api_key_env`` names the environment variable holding
     the key (never the key itself, so it stays out of manifests and logs); None sends no key,
     as local vLLM / Ollama servers expect. ``max_retries`` counts retries after the first try.
-    ``timeout`` is per socket operation (connect, each read), in seconds. ``extra_body`` is
-    merged into every request (e.g. ``{"seed": 0}`` or a ``response_format``)."""
+    ``timeout`` is the total time one attempt may take, reply included, in seconds.
+    ``max_reply_bytes`` caps a reply's size. ``max_connection_failures`` requests in a row that
+    fail to connect (after their retries) stop the run. ``extra_body`` is merged into every
+    request (e.g. ``{"seed": 0}`` or a ``response_format``)."""
 
     model: str
     base_url: str = "http://localhost:8000/v1"
@@ -65,6 +77,8 @@ class ChatSettings:
     backoff_base: float = 1.0
     backoff_max: float = 60.0
     max_retry_after: float = 300.0
+    max_reply_bytes: int = 4 * 1024 * 1024
+    max_connection_failures: int = 3
     extra_body: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -80,6 +94,8 @@ class ChatSettings:
             raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
         if self.timeout <= 0:
             raise ValueError(f"timeout must be > 0, got {self.timeout}")
+        if self.max_reply_bytes < 1 or self.max_connection_failures < 1:
+            raise ValueError("max_reply_bytes and max_connection_failures must be >= 1")
 
     def public(self) -> dict[str, Any]:
         """Settings for a manifest: everything but secrets (there are none: only the env name)."""
@@ -103,10 +119,24 @@ class ChatResult:
     response_model: str | None = None
     finish_reason: str | None = None
     retry_waits_s: list[float] = field(default_factory=list)
+    transient: bool = False  # the error may pass: leave the case for --resume
+    cache_error: str | None = None  # the reply is kept even when the cache cannot store it
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.text is not None
+
+
+class ServerUnreachable(InputError):
+    """Several requests in a row could not connect: the run stops, its records kept."""
+
+    def __init__(self, url: str, failures: int, last: str) -> None:
+        super().__init__(
+            url,
+            "base_url",
+            f"{failures} requests in a row could not connect ({last}); run stopped, recorded "
+            "cases kept: start the server (or fix base_url) and --resume",
+        )
 
 
 class _Attempt(Exception):
@@ -178,6 +208,7 @@ class ChatClient:
             self._api_key = key
         self._rng = random.Random()
         self._rng_lock = threading.Lock()
+        self._connection_failures = 0  # requests in a row that never connected
 
     @property
     def url(self) -> str:
@@ -215,8 +246,25 @@ class ChatClient:
                 )
         result = self._send_with_retries(body, key)
         result.latency_s = time.monotonic() - start
+        self._count_connection_failures(result)
         if self.cache is not None and result.ok:
-            self.cache.put(
+            self._store(key, result)
+        return result
+
+    def _count_connection_failures(self, result: ChatResult) -> None:
+        with self._rng_lock:
+            if result.error_kind == "connection":
+                self._connection_failures += 1
+            else:
+                self._connection_failures = 0
+            failures = self._connection_failures
+        if failures >= self.settings.max_connection_failures:
+            raise ServerUnreachable(self.url, failures, result.error or "connection failed")
+
+    def _store(self, key: str, result: ChatResult) -> None:
+        """Cache a reply; a full or read-only cache costs the cache entry, never the reply."""
+        try:
+            self.cache.put(  # type: ignore[union-attr]
                 key,
                 {
                     "text": result.text,
@@ -228,7 +276,9 @@ class ChatClient:
                     "stored": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 },
             )
-        return result
+        except OSError as exc:
+            result.cache_error = f"cache write failed: {exc.strerror or exc}"
+            log.warning("%s", result.cache_error)
 
     def _send_with_retries(self, body: dict[str, Any], key: str) -> ChatResult:
         data = json.dumps(body).encode("utf-8")
@@ -242,12 +292,14 @@ class ChatClient:
                 result.error = result.error_kind = None
                 return result
             except _Attempt as failure:
-                result.error, result.error_kind = str(failure), failure.kind
+                message = self._redact(str(failure).encode("utf-8")).decode("utf-8")
+                result.error, result.error_kind = message, failure.kind
+                result.transient = failure.retryable
                 if not failure.retryable or attempt == self.settings.max_retries:
                     break
                 wait = self._backoff(attempt, failure.retry_after)
                 result.retry_waits_s.append(round(wait, 4))
-                log.warning("%s (attempt %d), retrying in %.2fs", failure, attempt + 1, wait)
+                log.warning("%s (attempt %d), retrying in %.2fs", message, attempt + 1, wait)
                 time.sleep(wait)
         if result.attempts > 1 and result.error_kind != "bad_response":
             result.error = f"gave up after {result.attempts} attempts: {result.error}"
@@ -264,31 +316,17 @@ class ChatClient:
         return delay
 
     def _post(self, data: bytes) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.settings.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace") if exc.fp else ""
-            retryable = exc.code == 429 or exc.code >= 500
-            retry_after = parse_retry_after(exc.headers.get("Retry-After")) if exc.headers else None
+        status, headers, raw = self._exchange(data)
+        raw = self._redact(raw)  # a server that echoes the request must not leak the key
+        if status >= 400:
+            detail = raw[:300].decode("utf-8", "replace")  # cut after redaction, never before
+            retry_after = parse_retry_after(headers.get("Retry-After"))
             raise _Attempt(
-                f"http_{exc.code}",
-                f"HTTP {exc.code} from {self.url}: {detail}",
-                retryable,
+                f"http_{status}",
+                f"HTTP {status} from {self.url}: {detail}",
+                status == 429 or status >= 500,
                 retry_after,
-            ) from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise _Attempt("timeout", f"timeout after {self.settings.timeout}s", True) from exc
-            raise _Attempt("connection", f"cannot reach {self.url}: {exc.reason}", True) from exc
-        except TimeoutError as exc:
-            raise _Attempt("timeout", f"timeout after {self.settings.timeout}s", True) from exc
-        except (ConnectionError, http.client.HTTPException, OSError) as exc:
-            raise _Attempt("connection", f"connection to {self.url} failed: {exc!r}", True) from exc
+            )
         try:
             payload = json.loads(raw)
         except ValueError as exc:
@@ -296,6 +334,73 @@ class ChatClient:
         if not isinstance(payload, dict):
             raise _Attempt("bad_response", f"response is not a JSON object: {raw[:200]!r}", False)
         return payload
+
+    def _exchange(self, data: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
+        """One POST within ``timeout`` seconds in total: a watchdog shuts the socket down at
+        the deadline, so neither a slow connect nor a trickling reply can hold a worker."""
+        s = self.settings
+        url = urllib.parse.urlsplit(self.url)
+        kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+        conn = kind(url.hostname or "", url.port, timeout=s.timeout)
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        expired = threading.Event()
+        sockets: list[socket.socket] = []  # http.client drops conn.sock once the reply starts
+
+        def abort() -> None:
+            expired.set()
+            for sock in sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(s.timeout, abort)
+        watchdog.daemon = True
+        watchdog.start()
+        connected = False
+        try:
+            conn.connect()
+            connected = True
+            sockets.append(conn.sock)
+            if expired.is_set():  # the deadline passed while connecting
+                raise TimeoutError
+            path = url.path + (f"?{url.query}" if url.query else "")
+            conn.request("POST", path, body=data, headers=headers)
+            response = conn.getresponse()
+            raw = self._read_capped(response, s.max_reply_bytes)
+            if expired.is_set():
+                raise TimeoutError
+            return response.status, response.headers, raw
+        except TimeoutError as exc:
+            raise _Attempt("timeout", f"timeout after {s.timeout:g}s", True) from exc
+        except (OSError, http.client.HTTPException) as exc:
+            if expired.is_set():
+                raise _Attempt("timeout", f"timeout after {s.timeout:g}s", True) from exc
+            if not connected:
+                reason = getattr(exc, "strerror", None) or repr(exc)
+                raise _Attempt("connection", f"cannot reach {self.url}: {reason}", True) from exc
+            raise _Attempt("io", f"connection to {self.url} failed: {exc!r}", True) from exc
+        finally:
+            watchdog.cancel()
+            conn.close()
+
+    def _read_capped(self, response: http.client.HTTPResponse, cap: int) -> bytes:
+        length = response.getheader("Content-Length")
+        if length is not None and length.isdigit() and int(length) > cap:
+            raise _Attempt("reply_too_large", f"reply of {length} bytes exceeds {cap}", False)
+        chunks, size = [], 0
+        while chunk := response.read1(65536):
+            size += len(chunk)
+            if size > cap:
+                raise _Attempt("reply_too_large", f"reply exceeds {cap} bytes", False)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _redact(self, data: bytes) -> bytes:
+        """The response with every copy of the API key replaced (servers echo headers)."""
+        if not self._api_key:
+            return data
+        return data.replace(self._api_key.encode("utf-8"), REDACTED.encode("ascii"))
 
     @staticmethod
     def _fill(result: ChatResult, payload: dict[str, Any]) -> None:

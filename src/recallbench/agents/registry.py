@@ -15,6 +15,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from recallbench.errors import InputError
+
 ENTRY_POINT_GROUP = "recallbench.agents"
 
 # name -> "module:Class". Other areas add theirs here (vlm, text-memory, acting policies).
@@ -114,6 +116,12 @@ def construct_seeded(factory: Any, kwargs: dict[str, Any], seed: int) -> Any:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):
         params = {}
+    takes_any = not params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    unknown = sorted(set(kwargs) - set(params)) if not takes_any else []
+    if unknown:  # a typo must not become a TypeError traceback after a long setup
+        name = getattr(factory, "__name__", str(factory))
+        known = ", ".join(n for n in params if n != "self")
+        raise InputError("--agent-arg", unknown[0], f"{name} has no such setting (has: {known})")
     if "seed" in params and "seed" not in kwargs:
         kwargs["seed"] = seed
     return factory(**kwargs)

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource
+from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource, TransientError
 from recallbench.agents.openai_client import ChatClient, ChatSettings
 from recallbench.agents.prompts import Prompt, load_prompt
 from recallbench.agents.vlm import answer_from_text, goal_text, request_info
@@ -159,6 +159,8 @@ class VLMCaptioner:
         stats = request_info(result)
         with self._lock:
             self.stats.append(stats)
+        if not result.ok and result.transient:  # no answer at all: --resume asks again
+            raise TransientError(result.error_kind or "request_error", result.error or "", stats)
         if not result.ok or result.text is None:
             raise CaptionError(f"chunk {chunk.label()}: {result.error}", stats)
         return result.text.strip()

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource
+from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource, TransientError
 from recallbench.agents.openai_client import ChatClient, ChatResult, ChatSettings
 from recallbench.agents.prompts import Prompt, load_prompt
 from recallbench.agents.vlm_images import (
@@ -72,6 +72,10 @@ def answer_from_text(result: ChatResult, num_offered: int, info: dict[str, Any])
     ``out_of_bounds_pred``); they are flagged here so the run log shows it per case.
     """
     info = info | request_info(result)
+    if result.cache_error:
+        info["cache_error"] = result.cache_error
+    if not result.ok and result.transient:  # never a final answer: --resume asks again
+        raise TransientError(result.error_kind or "request_error", result.error or "", info)
     if not result.ok:
         info.update(error=result.error, error_kind=result.error_kind, failure_mode="request_error")
         return FrameAnswer(frame_indices=None, response=result.text, info=info)
@@ -116,6 +120,9 @@ class VLMAgent:
         cache_dir: str | Path | None = None,
         backoff_base: float = 1.0,
         backoff_max: float = 60.0,
+        max_retry_after: float = 300.0,
+        max_reply_bytes: int = 4 * 1024 * 1024,
+        max_connection_failures: int = 3,
         extra_body: dict[str, Any] | None = None,
         name: str = "vlm",
     ) -> None:
@@ -124,7 +131,8 @@ class VLMAgent:
             model=model, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
             max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
             concurrency=concurrency, backoff_base=backoff_base, backoff_max=backoff_max,
-            extra_body=_as_dict(extra_body),
+            max_retry_after=max_retry_after, max_reply_bytes=max_reply_bytes,
+            max_connection_failures=max_connection_failures, extra_body=_as_dict(extra_body),
         )
         self.client = ChatClient(self.settings, cache_dir=cache_dir)
         self.prompt: Prompt = load_prompt(prompt)
@@ -149,7 +157,10 @@ class VLMAgent:
         if source is None:
             info.update(error="the case has no video and no frames", failure_mode="request_error")
             return FrameAnswer(frame_indices=None, response=None, info=info)
-        messages = self.messages(query, source)
+        try:
+            messages = self.messages(query, source)
+        except (OSError, ValueError, EOFError) as exc:  # PyAV's decode errors subclass these
+            raise TransientError("decode_error", f"{type(exc).__name__}: {exc}", info) from exc
         info["num_images"] = len(source)
         return answer_from_text(self.client.complete(messages), len(source), info)
 

@@ -208,7 +208,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="SceneMem worker processes (default: one per core)")
     run.add_argument("--max-steps", type=int, default=None,
                      help="SceneMem steps per test (default: the spec's, else 1500)")
-    run.add_argument("--test-timeout", type=float, default=None, help="SceneMem s per test")
+    run.add_argument("--test-timeout", type=float, default=None,
+                     help="wall-clock s per SceneMem test / FindingDory case (default 3600 / 900)")
     run.add_argument("--frames", type=int, default=96, help="FindingDory frame budget K")
     run.add_argument("--limit", type=int, default=None, help="FindingDory: first N cases only")
     run.add_argument("--seed", type=int, default=0)

@@ -221,7 +221,15 @@ def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
 
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import RECORDS, agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory import (
+        DEFAULT_CASE_TIMEOUT,
+        RECORDS,
+        TransientCases,
+        agent_manifest,
+        run_cases,
+        start_run,
+    )
+    from recallbench.run.findingdory_worker import AgentSpec
 
     agent, instance = planned.agent, planned.instance
     factory = type(instance)
@@ -235,12 +243,16 @@ def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
               cases=n_cases, agent_manifest=agent_manifest(instance))
     resume = (out_dir / RECORDS).exists()
     console.print(f"[bold]findingdory[/bold] {agent}" + (" resuming" if resume else ""))
-    if getattr(instance, "needs_training_suite", False):
-        instance.fit(suite.cases)
-    run_cases(suite, instance, budget=opts.frames, run_dir=out_dir, limit=opts.limit,
-              resume=resume,
-              progress=lambda it, n: track(it, total=n, description=f"{agent} K={opts.frames}",
-                                           console=console, transient=True))
+    unanswered = None
+    try:
+        run_cases(suite, AgentSpec(agent, kwargs, opts.seed), budget=opts.frames,
+                  run_dir=out_dir, limit=opts.limit, resume=resume,
+                  privileged=bool(getattr(instance, "privileged", False)),
+                  case_timeout=opts.test_timeout or DEFAULT_CASE_TIMEOUT,
+                  progress=lambda it, n: track(it, total=n, description=f"{agent} K={opts.frames}",
+                                               console=console, transient=True))
+    except TransientCases as exc:  # scored on what is recorded; rerunning finishes
+        unanswered = str(exc)
     summary = score_run(out_dir, suite=suite, seed=opts.seed)
     overall = summary["overall"]
     result = AgentResult(agent, f"{factory.__module__}:{factory.__name__}",
@@ -251,6 +263,8 @@ def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
         result.status, result.note = "failed", "no case to score: the suite has no questions"
     elif summary["no_answer"] >= summary["cases_recorded"]:  # a broken agent, not 0%
         result.status, result.note = "failed", f"every case: {summary['warnings'][0]}"
+    elif unanswered:
+        result.note = unanswered
     return result
 
 

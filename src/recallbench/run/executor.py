@@ -15,6 +15,7 @@ import importlib
 import multiprocessing as mp
 import os
 import signal
+import sys
 import time
 import traceback
 from collections import deque
@@ -26,6 +27,9 @@ from typing import Any, Protocol
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
 MAX_STARTUP_FAILURES = 3
+# Of one task's stdout/stderr, this much reaches the log; a policy printing 100 KB per step
+# must not grow it by megabytes per test.
+OUTPUT_CAP = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -67,12 +71,42 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
+def _spool_path(log_path: str, pid: int) -> str:
+    return f"{log_path}.{pid}.spool"
+
+
+def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> None:
+    """Append at most OUTPUT_CAP bytes of a worker's spooled output to the log, then empty
+    (or remove) the spool. The parent calls it for a worker that died mid-task."""
+    with contextlib.suppress(OSError), open(spool, "r+b") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size:
+            # The start and the end (where a traceback is) of the output, the middle dropped.
+            half = OUTPUT_CAP // 2
+            kept = f.read(OUTPUT_CAP if size <= OUTPUT_CAP else half)
+            if size > OUTPUT_CAP:
+                f.seek(size - half)
+                note = f"\n[{size - OUTPUT_CAP} bytes of output from {label} dropped]\n"
+                kept += note.encode() + f.read(half)
+            with open(log_path, "ab") as log:
+                log.write(kept)
+            f.truncate(0)
+    if remove:
+        with contextlib.suppress(OSError):
+            os.unlink(spool)
+
+
 def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid: int) -> None:
     _die_with_parent()
     if os.getppid() != ppid:  # the parent died before prctl took effect
         os._exit(1)
+    # Its own process group: the executor ends the worker together with any child process a
+    # policy started, and a Ctrl-C at the terminal reaches only the parent, which stops us.
+    os.setpgrp()
+    spool = None
     if log_path:  # keep simulator chatter out of the parent's progress display
-        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        spool = _spool_path(log_path, os.getpid())
+        fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.close(fd)
@@ -89,9 +123,14 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
         start = time.perf_counter()
         try:
             value, error = handler(payload), None
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
             value, error = None, f"handler raised {tb}"
+        if spool and log_path:
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            move_output(spool, log_path, key)
         conn.send(("done", key, value, error, time.perf_counter() - start))
 
 
@@ -106,6 +145,7 @@ class _Worker:
         self.proc.start()
         child_conn.close()
         self.conn: Connection = parent_conn
+        self.log_path = log_path
         self.ready = False
         self.task: Task | None = None
         self.started = 0.0
@@ -113,8 +153,14 @@ class _Worker:
     def kill(self) -> None:
         with contextlib.suppress(OSError):
             self.proc.kill()
+        if self.proc.pid is not None:  # and whatever the policy started in its group
+            with contextlib.suppress(OSError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.join(5)
         self.conn.close()
+        if self.log_path and self.proc.pid is not None:  # output of a worker that died
+            move_output(_spool_path(self.log_path, self.proc.pid), self.log_path,
+                        self.task.key if self.task else "worker", remove=True)
 
 
 class ProcessExecutor:

@@ -9,91 +9,137 @@ under ``RUN/K<k>/``. A crash loses at most the case in flight; ``resume`` finish
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.base import FrameAnswer
 from recallbench.agents.ll_policies import LowLevelPolicy
 from recallbench.benchmarks.findingdory.data import QACase, Suite, resolve_video
-from recallbench.benchmarks.findingdory.evaluate import (
-    EpisodeCache,
-    SourceCache,
-    build_query,
-    offered_for,
-)
+from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, build_query, offered_for
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.errors import InputError, UsageError
+from recallbench.run.executor import ProcessExecutor, Task, TaskResult
+from recallbench.run.findingdory_worker import AgentSpec, spec_dict
+from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
+from recallbench.video.reader import check_video
 
 RECORDS = "runlog.jsonl"
 
 
-def _answer_record(answer: Any) -> dict[str, Any]:
-    if not isinstance(answer, FrameAnswer):
-        raise TypeError(f"agent returned {type(answer).__name__}, expected FrameAnswer")
-    fi = answer.frame_indices
-    if fi is not None:
-        fi = list(fi)
-        if not all(isinstance(i, int) and not isinstance(i, bool) for i in fi):
-            # Keep what was said, but as a response for the parser to reject (never coerce).
-            return {"frame_indices": None, "response": repr(fi), "info": answer.info}
-    response = answer.response if isinstance(answer.response, str) else None
-    return {"frame_indices": fi, "response": response, "info": _loggable(answer.info)}
-
-
-def _loggable(info: Any) -> dict[str, Any]:
-    # The run log is strict JSON (no NaN); an agent's odd info must not crash the whole run.
-    try:
-        json.dumps(info, allow_nan=False, default=lambda v: v.tolist())
-        return dict(info)
-    except (TypeError, ValueError, AttributeError):
-        return {"unloggable_info": repr(info)[:2000]}
+# Wall-clock seconds one case may take (a VLM request with its retries fits many times over);
+# a hung agent then costs its case, not the run. --case-timeout overrides it.
+DEFAULT_CASE_TIMEOUT = 900.0
+WORKER_HANDLER = "recallbench.run.findingdory_worker:answer_case"
 
 
 def run_cases(
     suite: Suite,
-    agent: Any,
+    agent: AgentSpec,
     *,
     budget: int,
     run_dir: Path,
     limit: int | None = None,
     resume: bool = False,
     videos_dir: Path | None = None,
-    progress: Callable[[Iterable[QACase], int], Iterable[QACase]] | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+    privileged: bool = False,
+    workers: int = 1,
+    case_timeout: float | None = DEFAULT_CASE_TIMEOUT,
 ) -> Path:
-    """Ask the agent about every case not yet recorded; append one record per case."""
+    """Ask the agent about every case not yet recorded, in worker processes; append one record
+    per case. Raises ``TransientCases`` after recording the rest when some got no answer."""
     log_path = run_dir / RECORDS
     if log_path.exists() and not resume:
         raise InputError(log_path, None, "run already has records; pass --resume to finish it")
-    done = completed(log_path) if resume else {}
-    cases = list(suite.cases[:limit] if limit else suite.cases)
-    todo = [c for c in cases if c.id not in done]
-    episodes = EpisodeCache(suite)
-    privileged = bool(getattr(agent, "privileged", False))
-    sources = SourceCache()
-    with RunLog(log_path) as log:
-        iterator = progress(todo, len(todo)) if progress else todo
-        for case in iterator:
-            episode = episodes.get(case.ep_id)
-            video = resolve_video(suite, case, videos_dir)
-            offered = offered_for(case, budget, video, episode)
-            query = build_query(case, offered, episode, video, privileged)
-            frames = sources.get(video, offered, query.times_of_day) if video else None
-            record: dict[str, Any] = {"key": case.id, "offered_frames": offered}
-            t0 = time.perf_counter()
-            try:
-                record.update(_answer_record(agent.select_frames(query, frames)))
-            except Exception as exc:  # an agent failure fails this case only
-                record.update(frame_indices=None, response=None, agent_error=repr(exc)[:2000])
-            record["seconds"] = round(time.perf_counter() - t0, 6)
-            log.append(record)
+    with run_folder_lock(run_dir):
+        done = completed(log_path) if resume else {}
+        cases = list(suite.cases[:limit] if limit else suite.cases)
+        tasks = _tasks(suite, agent, [c for c in cases if c.id not in done], budget, videos_dir,
+                       privileged)  # every input error surfaces here, before any agent call
+        executor = ProcessExecutor(WORKER_HANDLER, workers, case_timeout,
+                                   log_path=run_dir / "workers.log")
+        for task in tasks:
+            executor.submit(task)
+        offered = {task.key: list(task.payload["query"].offered_frames) for task in tasks}
+        with RunLog(log_path) as log, executor:
+            results = executor.results()
+            results = progress(results, len(tasks)) if progress else results
+            left = _record_results(results, log, offered)
+    if left:
+        raise TransientCases(left)
     return log_path
+
+
+class TransientCases(Exception):
+    """Some cases got no answer for reasons that may pass; the others are recorded."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+        super().__init__(
+            f"{sum(counts.values())} case(s) not answered ({kinds}); nothing was recorded for "
+            "them: --resume asks again"
+        )
+
+
+def _tasks(
+    suite: Suite,
+    agent: AgentSpec,
+    todo: list[QACase],
+    budget: int,
+    videos_dir: Path | None,
+    privileged: bool,
+) -> list[Task]:
+    episodes = EpisodeCache(suite)
+    tasks = []
+    checked: dict[Path, int] = {}
+    for case in todo:
+        episode = episodes.get(case.ep_id)
+        video = resolve_video(suite, case, videos_dir)
+        if video is not None and video not in checked:  # garbage or truncated: before work
+            checked[video] = check_video(video, f"row {case.id}: video")
+        if video is not None and case.answer_frames is None and case.num_frames is None:
+            _check_answer_in_video(suite, case, checked[video])
+        offered = offered_for(case, budget, video, episode)
+        query = build_query(case, offered, episode, video, privileged)
+        payload = {"agent": spec_dict(agent), "suite": str(suite.path), "trusted": suite.trusted,
+                   "query": query, "video": str(video) if video else None}
+        tasks.append(Task(case.id, payload))
+    return tasks
+
+
+def _check_answer_in_video(suite: Suite, case: QACase, frames: int) -> None:
+    for j, sub in enumerate(case.answer):
+        if any(i >= frames for i in sub):
+            raise InputError(
+                suite.path, f"row {case.id}: answer[{j}]", f"index beyond the {frames}-frame video"
+            )
+
+
+def _record_results(
+    results: Iterable[TaskResult], log: RunLog, offered: dict[str, list[int]]
+) -> dict[str, int]:
+    """Append each answered case; count the ones left for --resume; stop on a fatal error."""
+    left: dict[str, int] = {}
+    for result in results:
+        outcome = result.value or {}
+        if "stop" in outcome:
+            raise InputError(*outcome["stop"])
+        if "transient" in outcome:  # not an answer: left unrecorded for --resume
+            left[outcome["transient"]] = left.get(outcome["transient"], 0) + 1
+            continue
+        record: dict[str, Any] = {"key": result.key, "offered_frames": offered[result.key]}
+        if result.error is not None:  # the agent killed or hung its worker: fails this case
+            record.update(frame_indices=None, response=None, agent_error=result.error)
+        else:
+            record.update(outcome["record"])
+        record["seconds"] = round(result.wall_time, 6)
+        log.append(record)
+    return left
 
 
 def agent_manifest(agent: Any) -> dict[str, Any] | None:
@@ -155,7 +201,7 @@ def run_ll(
         if rec is not None and "ll" not in rec and case.subgoals is not None:
             by_episode.setdefault(case.ep_id, []).append((case, rec))
     try:
-        with RunLog(log_path) as log:
+        with run_folder_lock(run_dir), RunLog(log_path) as log:
             eps = list(by_episode)
             for ep_id in progress(eps, len(eps)) if progress else eps:
                 for rec in phase.run_episode(ep_id, by_episode[ep_id]):

@@ -6,11 +6,14 @@ ignored on read and cut off on the next open, so records are never counted twice
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from recallbench.errors import InputError
 
 
 class RunLog:
@@ -19,9 +22,12 @@ class RunLog:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._truncate_torn_tail()
-        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._truncate_torn_tail()
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        except OSError as exc:
+            raise InputError(self.path, None, f"cannot open for append: {exc.strerror}") from None
 
     def _truncate_torn_tail(self) -> None:
         if not self.path.exists():
@@ -38,12 +44,25 @@ class RunLog:
         if "key" not in record:
             raise ValueError("run log records need a 'key'")
         line = json.dumps(record, sort_keys=True, allow_nan=False, default=_json_default)
-        self._file.write(line + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            # Disk full or read-only: earlier records are on disk; a torn last line is cut off
+            # on the next open, so --resume redoes this case only.
+            raise InputError(
+                self.path,
+                None,
+                f"cannot append a record: {exc.strerror or exc}; the records before it are "
+                "kept, free space and --resume",
+            ) from None
 
     def close(self) -> None:
-        self._file.close()
+        # Every record was flushed when appended; a failure here (a full disk retrying a torn
+        # write) adds nothing to lose and must not hide the error that stopped the run.
+        with contextlib.suppress(OSError):
+            self._file.close()
 
     def __enter__(self) -> RunLog:
         return self

@@ -22,20 +22,30 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from recallbench.benchmarks.scenemem.backend import robocasa_available
-from recallbench.benchmarks.scenemem.policy import data_repo_paths, load_policy_class
-from recallbench.benchmarks.scenemem.results import breakdown, card_results, test_key
+from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
+from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
+from recallbench.benchmarks.scenemem.results import (
+    breakdown,
+    card_results,
+    recorded_plan,
+    test_key,
+)
 from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError
 from recallbench.io import write_json_atomic
 from recallbench.run.executor import ProcessExecutor, Task, TaskResult
+from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 from recallbench.run.seeds import case_seed
+from recallbench.video.reader import check_video
 
 WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
 RUNLOG = "runlog.jsonl"
+# Wall-clock seconds per test without --test_timeout: a 1,500-step robosuite rollout with camera
+# observations fits many times over; a policy that hangs costs its test, never the run.
+DEFAULT_TEST_TIMEOUT = 3600.0
 
 
 @dataclass
@@ -52,6 +62,10 @@ class ScenememConfig:
     thresholds: dict[str, float] = field(default_factory=lambda: asdict(Thresholds()))
     policy_paths: list[str] = field(default_factory=list)
     camera_obs: bool = True  # robosuite: camera observations + offscreen renderer, as the card
+    # From the command line only (a suite never names code or widens its own file access).
+    env_factory: str | None = None
+    trust_suite: bool = False
+    eval_dirs: list[str] = field(default_factory=list)
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -61,20 +75,26 @@ def default_run_dir(out: str | Path) -> Path:
 
 def normalise(config: ScenememConfig) -> ScenememConfig:
     """Absolute paths, and the import paths the policy needs, so a resume works from anywhere."""
-    policy = config.policy
-    module_ref, sep, cls = policy.rpartition(":")
-    if sep and module_ref.endswith(".py"):
-        policy = f"{Path(module_ref).resolve()}:{cls}"
-    paths = config.policy_paths or [*data_repo_paths(config.data_dir), str(Path.cwd())]
+    paths = config.policy_paths or [str(Path.cwd())]
     return ScenememConfig(
         **{
             **asdict(config),
             "data_dir": str(Path(config.data_dir).resolve()),
             "out": str(Path(config.out).resolve()),
-            "policy": policy,
+            "policy": absolute_ref(config.policy),
             "policy_paths": paths,
+            "env_factory": absolute_ref(config.env_factory) if config.env_factory else None,
+            "eval_dirs": config.eval_dirs or card_eval_dirs(config.data_dir),
         }
     )
+
+
+def absolute_ref(ref: str) -> str:
+    """``file.py:Name`` with an absolute file path, so a resume works from anywhere."""
+    module_ref, sep, name = ref.rpartition(":")
+    if sep and module_ref.endswith(".py"):
+        return f"{Path(module_ref).resolve()}:{name}"
+    return ref
 
 
 def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
@@ -86,13 +106,17 @@ def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
     except KeyError as exc:
         raise InputError(run_dir / "manifest.json", "config", "field missing") from exc
     config = ScenememConfig(**recorded)
+    if not config.eval_dirs:  # recorded before the data root stopped going on sys.path
+        config.eval_dirs = card_eval_dirs(config.data_dir)
+        roots = {str(Path(d).parent) for d in config.eval_dirs}
+        config.policy_paths = [p for p in config.policy_paths if p not in roots]
     for name, value in given.items():
         if value is None:
             continue
         if name in ("data_dir", "out"):
             value = str(Path(value).resolve())
-        if name == "policy":
-            value = normalise(ScenememConfig(config.data_dir, value, config.out)).policy
+        if name in ("policy", "env_factory"):
+            value = absolute_ref(value)
         if getattr(config, name) != value:
             raise InputError(
                 run_dir / "manifest.json",
@@ -146,15 +170,16 @@ def run_scenemem(
 ) -> int:
     """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load."""
     console = console or Console(stderr=True)
-    for path in config.policy_paths:
-        if path not in sys.path:
-            sys.path.insert(0, path)
-    load_policy_class(config.policy, config.policy_paths)  # fail fast on a bad --policy
+    # Fail fast on a bad --policy or --env_factory (both from the command line).
+    load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
+    if config.env_factory:
+        check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
-    _write_manifest(config, run_dir, workers, resume, scenarios)
-    done = completed(run_dir / RUNLOG)
-    _execute(config, run_dir, workers, scenarios, errors, done, console)
-    return _finish(config, run_dir, scenarios, errors, done, console)
+    with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
+        _write_manifest(config, run_dir, workers, resume, scenarios)
+        done = completed(run_dir / RUNLOG)
+        _execute(config, run_dir, workers, scenarios, errors, done, console)
+        return _finish(config, run_dir, scenarios, errors, done, console)
 
 
 def _load_scenarios(
@@ -168,7 +193,10 @@ def _load_scenarios(
     errors: dict[str, str] = {}
     for root in roots:
         try:
-            scenarios.append(load_scenario(root))
+            scenario = load_scenario(root, config.env_factory, config.trust_suite)
+            for i, video in enumerate(scenario.video_paths):  # garbage/truncated: before work
+                check_video(video, f"videos[{i}]")
+            scenarios.append(scenario)
         except InputError as exc:
             errors[root.name] = str(exc)
             print_error(console, f"{exc} (scenario skipped)")
@@ -211,9 +239,8 @@ def _execute(
     console: Console,
 ) -> None:
     """Run every test without a record; append each record the moment its test ends."""
-    executor = ProcessExecutor(
-        WORKER_HANDLER, workers, config.test_timeout, log_path=run_dir / "workers.log"
-    )
+    timeout = config.test_timeout or DEFAULT_TEST_TIMEOUT  # a hung policy must not hang the run
+    executor = ProcessExecutor(WORKER_HANDLER, workers, timeout, log_path=run_dir / "workers.log")
     pending: dict[str, tuple[Scenario, str, int]] = {}
     total = 0
     for scenario in scenarios:
@@ -259,7 +286,9 @@ def _finish(
     console: Console,
 ) -> int:
     """results.json (the card's schema) and summary.json, both from the log's records."""
-    plan = [(s.name, [t.test_id for t in s.spec.tests]) for s in scenarios if s.name not in errors]
+    loaded = [(s.name, [t.test_id for t in s.spec.tests])
+              for s in scenarios if s.name not in errors]
+    plan = recorded_plan(loaded, done)  # every recorded result, whatever fails to load now
     keys = {test_key(name, t) for name, ids in plan for t in ids}
     records = [done[k] for k in sorted(keys) if k in done]
     write_json_atomic(config.out, card_results(plan, done))
@@ -280,6 +309,9 @@ def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int
         "test_id": test_id,
         "policy": config.policy,
         "policy_paths": config.policy_paths,
+        "eval_dirs": config.eval_dirs,
+        "env_factory": config.env_factory,
+        "trust_suite": config.trust_suite,
         "max_steps": config.max_steps,
         "thresholds": config.thresholds,
         "seed": seed,

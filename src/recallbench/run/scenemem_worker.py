@@ -45,13 +45,13 @@ def _scenario_env(scenario: Scenario, cameras: bool = True) -> Any:
     return _env[key]
 
 
-def _policy(ref: str, paths: list[str], run_seed: int) -> Any:
+def _policy(ref: str, paths: list[str], eval_dirs: list[str], run_seed: int) -> Any:
     """The worker's policy instance; a constructor failure is kept, not retried per test."""
     if ref not in _policies:
         # Seeded by the run, not by whichever test reaches this worker first.
         seed_globals(run_seed)
         try:
-            _policies[ref] = load_policy_class(ref, paths)()
+            _policies[ref] = load_policy_class(ref, paths, eval_dirs)()
         except Exception as exc:
             _policies[ref] = PolicyConstructionError(
                 f"policy constructor raised {type(exc).__name__}: {exc}"
@@ -91,11 +91,18 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
         return {"scenario_error": _bad[root]}
     policy, policy_error = None, None
     try:
-        policy = _policy(payload["policy"], payload.get("policy_paths", []), payload["run_seed"])
+        policy = _policy(
+            payload["policy"],
+            payload.get("policy_paths", []),
+            payload.get("eval_dirs", []),
+            payload["run_seed"],
+        )
     except PolicyConstructionError as exc:
         policy_error = str(exc)
     try:
-        scenario = _scenarios.get(root) or load_scenario(root)
+        scenario = _scenarios.get(root) or load_scenario(
+            root, payload.get("env_factory"), bool(payload.get("trust_suite"))
+        )
         _scenarios[root] = scenario
         test = scenario.test(payload["test_id"])
     except InputError as exc:  # the spec itself is bad: a scenario error

@@ -33,6 +33,35 @@ def count_frames(path: str | Path) -> int:
         return sum(1 for packet in container.demux(stream) if packet.size)
 
 
+def check_video(path: str | Path, field: str | None = None) -> int:
+    """Refuse a garbage or truncated video before any work: it must open, hold a video stream,
+    decode its first frame and demux every frame its container announces. Returns the frame
+    count. One pass over the packets (no decoding past the first frame)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, field, "video file not found")
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.video:
+                raise InputError(path, field, "no video stream")
+            stream = container.streams.video[0]
+            packets, first = 0, None
+            for packet in container.demux(stream):
+                if not packet.size:
+                    continue
+                packets += 1
+                if first is None:
+                    first = packet.decode()
+    except (av.FFmpegError, OSError, ValueError, EOFError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise InputError(path, field, f"not a readable video: {reason}") from None
+    if packets == 0:
+        raise InputError(path, field, "no frames")
+    if stream.frames and packets < stream.frames:
+        raise InputError(path, field, f"truncated: {packets} of {stream.frames} frames")
+    return packets
+
+
 class VideoFrames:
     """The K offered frames of one video (implements ``agents.base.FrameSource``).
 

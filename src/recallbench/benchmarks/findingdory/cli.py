@@ -35,16 +35,25 @@ def _build_agent(args: argparse.Namespace) -> Any:
 
 
 def _run_one(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any, budget: int,
-             run_dir: Path) -> dict[str, Any]:
+             run_dir: Path, warnings: list[str]) -> dict[str, Any]:
+    from recallbench.run.lock import run_folder_lock
+
+    with run_folder_lock(run_dir):  # a second writer is refused before the manifest
+        return _run_locked(args, suite, agent, ll_policy, budget, run_dir, warnings)
+
+
+def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any, budget: int,
+                run_dir: Path, warnings: list[str]) -> dict[str, Any]:
     from rich.progress import track
 
     from recallbench.cli.checks import parse_key_values
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory import TransientCases, agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory_worker import AgentSpec
 
+    # Built before any work (for its manifest and to fail fast); it answers in worker
+    # processes (run_cases), each building its own from the same spec.
     extra = parse_key_values("--agent-arg", args.agent_arg)
-    if getattr(agent, "needs_training_suite", False):
-        agent.fit(suite.cases)
     cases = min(len(suite.cases), args.limit) if args.limit else len(suite.cases)
     start_run(
         run_dir,
@@ -67,16 +76,22 @@ def _run_one(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any, b
         resume=args.resume,
         overwrite=args.overwrite,
     )
-    run_cases(
-        suite,
-        agent,
-        budget=budget,
-        run_dir=run_dir,
-        limit=args.limit,
-        resume=args.resume,
-        videos_dir=Path(args.videos) if args.videos else None,
-        progress=lambda it, n: track(it, total=n, description=f"{args.agent} K={budget}"),
-    )
+    try:
+        run_cases(
+            suite,
+            AgentSpec(args.agent, extra, args.seed),
+            privileged=bool(getattr(agent, "privileged", False)),
+            workers=args.workers,
+            case_timeout=args.case_timeout,
+            budget=budget,
+            run_dir=run_dir,
+            limit=args.limit,
+            resume=args.resume,
+            videos_dir=Path(args.videos) if args.videos else None,
+            progress=lambda it, n: track(it, total=n, description=f"{args.agent} K={budget}"),
+        )
+    except TransientCases as exc:  # the rest is recorded and scored; --resume finishes
+        warnings.append(f"K={budget}: {exc}")
     if ll_policy is not None:
         _run_ll(args, suite, run_dir, ll_policy)
     return score_run(run_dir, scoring=args.scoring, suite=suite)
@@ -121,7 +136,7 @@ def _handle_run(args: argparse.Namespace) -> int:
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.scoring import METRICS
     from recallbench.cli.checks import check_frames, check_positive
-    from recallbench.cli.errors import run_exit_status
+    from recallbench.cli.errors import print_warning, run_exit_status
     from recallbench.errors import UsageError
     from recallbench.report.tables import fmt, print_summary
 
@@ -137,7 +152,7 @@ def _handle_run(args: argparse.Namespace) -> int:
         except ValueError:
             raise UsageError("--frames-sweep", f"expected numbers like 24,48,96, got "
                                                f"{args.frames_sweep!r}") from None
-    suite = load_suite(args.data)
+    suite = load_suite(args.data, trusted=args.trust_suite)
     for k in budgets:
         check_frames(k, suite.cases, "--frames-sweep" if args.frames_sweep else "--frames")
     agent = _build_agent(args)
@@ -145,13 +160,18 @@ def _handle_run(args: argparse.Namespace) -> int:
     console = Console()
     out = Path(args.out)
     dirs = {k: out / f"K{k}" for k in budgets} if args.frames_sweep else {args.frames: out}
-    summaries = {k: _run_one(args, suite, agent, ll_policy, k, d) for k, d in dirs.items()}
+    warnings: list[str] = []
+    summaries = {k: _run_one(args, suite, agent, ll_policy, k, d, warnings)
+                 for k, d in dirs.items()}
     if args.frames_sweep:
         for k, summary in summaries.items():
             console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
     else:
         print_summary(summaries[args.frames], METRICS, console=console)
-    return max(run_exit_status(summaries[k], dirs[k]) for k in dirs)
+    for warning in warnings:  # cases left for --resume (a server or input that may recover)
+        print_warning(warning)
+    status = max(run_exit_status(summaries[k], dirs[k]) for k in dirs)
+    return max(status, 1 if warnings else 0)
 
 
 def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
@@ -159,9 +179,14 @@ def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
     from recallbench.errors import InputError
 
     preds: dict[str, dict[str, Any]] = {}
+    lines: dict[str, int] = {}
     if not path.is_file():
         raise InputError(path, None, "predictions file not found")
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"byte {exc.start}", "not UTF-8 text (a binary file?)") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -175,7 +200,17 @@ def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
         fi = row.get("frame_indices")
         if fi is not None and not isinstance(fi, list):
             raise InputError(path, f"line {n}: frame_indices", "expected a list")
-        preds[str(row["id"])] = row
+        offered = row.get("offered_frames")
+        if offered is not None and not (isinstance(offered, list) and all(
+            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in offered
+        )):
+            raise InputError(
+                path, f"line {n}: offered_frames", "expected a list of frame indices (ints >= 0)"
+            )
+        rid = str(row["id"])
+        if rid in preds:  # keeping either silently would score an arbitrary one
+            raise InputError(path, f"line {n}: id", f"duplicate id {rid!r} (line {lines[rid]})")
+        preds[rid], lines[rid] = row, n
     return preds
 
 
@@ -272,6 +307,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", action="store_true", help="finish an interrupted run")
     parser.add_argument("--overwrite", action="store_true",
                         help="start --out again, discarding a run recorded there")
+    parser.add_argument(
+        "--case-timeout",
+        type=float,
+        default=900.0,
+        help="wall-clock seconds per case before its agent is stopped and the case failed "
+        "(default 900)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="agent worker processes (default 1: in order)"
+    )
+    parser.add_argument(
+        "--trust-suite",
+        action="store_true",
+        help="let QA rows name videos outside the suite folder (absolute or ../ paths)",
+    )
     parser.add_argument(
         "--scoring",
         choices=("published", "official"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,9 +80,10 @@ class Suite:
     cases: tuple[QACase, ...]
     sha256: str  # of the QA file, recorded in run manifests
     generated: bool = False
+    trusted: bool = False  # --trust-suite: videos may lie outside the suite folder
 
     def episode_dir(self, ep_id: str) -> Path:
-        return self.root / "episodes" / ep_id
+        return self.root / "episodes" / ep_id  # ep_id is a plain name (parse_row checks it)
 
 
 def _require(row: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path, rid: str):
@@ -112,7 +114,34 @@ def _parse_answer(value: Any, path: Path, rid: str) -> tuple[tuple[int, ...], ..
     return tuple(out)
 
 
-def parse_row(row: Any, path: Path, position: int, *, generated: bool = False) -> QACase:
+def _check_ep_id(ep_id: str, path: Path, rid: str) -> None:
+    # An episode folder is episodes/<ep_id>: a name with a separator or ".." would leave it.
+    if not ep_id or ep_id in (".", "..") or any(c in ep_id for c in "/\\\0"):
+        raise InputError(path, f"row {rid}: ep_id", f"{ep_id!r} is not a plain episode name")
+
+
+def _check_video_path(video: str, path: Path, rid: str, trusted: bool) -> None:
+    """A video path stays inside the suite: relative, without climbing out with '..'."""
+    if trusted:
+        return
+    if Path(video).is_absolute() or os.path.normpath(video).split(os.sep)[0] == "..":
+        raise InputError(
+            path,
+            f"row {rid}: video",
+            f"{video!r} is outside the suite folder (--trust-suite or --videos allow it)",
+        )
+
+
+def _positive_int(row: dict[str, Any], key: str, path: Path, rid: str) -> int | None:
+    value = row.get(key)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise InputError(path, f"row {rid}: {key}", f"expected a positive integer, got {value!r}")
+    return value
+
+
+def parse_row(
+    row: Any, path: Path, position: int, *, generated: bool = False, trusted: bool = False
+) -> QACase:
     if not isinstance(row, dict):
         raise InputError(path, f"row #{position}", "expected an object")
     if "id" not in row:
@@ -133,9 +162,12 @@ def parse_row(row: Any, path: Path, position: int, *, generated: bool = False) -
             f"{high!r} does not contain category {low!r} (expected {CATEGORY_GROUP[low]!r})",
         )
     ep_id = str(_require(row, "ep_id", (str, int), path, rid))
+    _check_ep_id(ep_id, path, rid)
     video = row.get("video")
     if video is not None and not isinstance(video, str):
         raise InputError(path, f"row {rid}: video", "expected a path string")
+    if video:
+        _check_video_path(video, path, rid, trusted)
     ni = row.get("num_interactions")
     if ni is not None and (not isinstance(ni, int) or isinstance(ni, bool)):
         raise InputError(path, f"row {rid}: num_interactions", "expected an integer")
@@ -162,13 +194,14 @@ def parse_row(row: Any, path: Path, position: int, *, generated: bool = False) -
         subgoals = tuple(tuple(s) for s in sg)
     if not is_multi_goal(low) and len(answer) != 1:
         raise InputError(path, f"row {rid}: answer", "single-goal task with several answer lists")
-    num_frames = row.get("num_frames")
-    if answer_frames is not None:
-        limit = answer_frames
+    num_frames = _positive_int(row, "num_frames", path, rid)
+    limit = answer_frames if answer_frames is not None else num_frames
+    if limit is not None:
         for j, sub in enumerate(answer):
             if any(i >= limit for i in sub):
+                space = "answer space" if answer_frames is not None else "video (num_frames)"
                 raise InputError(
-                    path, f"row {rid}: answer[{j}]", f"index beyond the {limit}-frame answer space"
+                    path, f"row {rid}: answer[{j}]", f"index beyond the {limit}-frame {space}"
                 )
     template = row.get("template") or template_of(question, low) or f"(unmatched) {low}"
     task_id = row.get("task_id")
@@ -186,7 +219,7 @@ def parse_row(row: Any, path: Path, position: int, *, generated: bool = False) -
         num_interactions=ni,
         answer_frames=answer_frames,
         subgoals=subgoals,
-        num_frames=num_frames if isinstance(num_frames, int) else None,
+        num_frames=num_frames,
     )
 
 
@@ -212,18 +245,25 @@ def _read_rows(path: Path) -> list[Any]:
     return data
 
 
-def load_suite(path: str | Path) -> Suite:
-    """Load a QA file or a generated suite directory, validating every row."""
+def load_suite(path: str | Path, trusted: bool = False) -> Suite:
+    """Load a QA file or a generated suite directory, validating every row.
+
+    ``trusted`` (--trust-suite) lets rows name videos outside the suite folder."""
     path = Path(path)
     generated = path.is_dir()
     qa_path = path / "qa.json" if generated else path
     if not qa_path.is_file():
         raise InputError(qa_path, None, "QA file not found")
     rows = _read_rows(qa_path)
+    if not rows:
+        raise InputError(qa_path, None, "no QA rows: nothing to evaluate")
     cases = []
     seen: set[str] = set()
+    episodes = path / "episodes" if generated and (path / "episodes").is_dir() else None
     for n, row in enumerate(rows):
-        case = parse_row(row, qa_path, n, generated=generated)
+        case = parse_row(row, qa_path, n, generated=generated, trusted=trusted)
+        if episodes is not None and not (episodes / case.ep_id).is_dir():
+            raise InputError(qa_path, f"row {case.id}: ep_id", f"no folder episodes/{case.ep_id}")
         if case.id in seen:
             raise InputError(qa_path, f"row {case.id}: id", "duplicate id")
         seen.add(case.id)
@@ -235,6 +275,7 @@ def load_suite(path: str | Path) -> Suite:
         cases=tuple(cases),
         sha256=digest,
         generated=generated,
+        trusted=trusted,
     )
 
 
@@ -254,7 +295,13 @@ def resolve_video(suite: Suite, case: QACase, videos_dir: str | Path | None = No
         candidates = [Path(videos_dir) / rel, Path(videos_dir) / rel.name]
     else:
         candidates = [suite.root / rel]
+    # Symlinks included: the file actually read must lie under the folder it resolved against.
+    base = Path(videos_dir) if videos_dir is not None else suite.root
     for c in candidates:
         if c.is_file():
+            if not (suite.trusted or rel.is_absolute()) and not c.resolve().is_relative_to(
+                base.resolve()
+            ):
+                raise InputError(c, "video", "resolves outside the suite folder (a symlink?)")
             return c
     return None

@@ -1,9 +1,12 @@
 """Building a scenario's env: backends differ only in the factory ``make_env(name, **kwargs)``.
 
-Factories: ``env_args["env_factory"] = "module:function"`` if given (any env with robosuite's
-API); names starting with "Recallbench" go to the built-in world; anything else to
-``robosuite.make`` (after ``import robocasa`` when installed, so RoboCasa kitchens register).
-Then the card's five loading steps run identically for every backend.
+Factories: ``--env_factory module:function`` from the command line (any env with robosuite's
+API), or a name the suite gives in ``env_args["env_factory"]`` that an installed package
+registered under the ``recallbench.env_factories`` entry points (a suite never names code); names
+starting with "Recallbench" go to the built-in world; anything else to ``robosuite.make`` (after
+``import robocasa`` when installed, so RoboCasa kitchens register). Then the card's five loading
+steps run identically for every backend, the model's file references checked first
+(``model_files.safe_model_xml``).
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.scenemem.model_files import safe_model_xml
 from recallbench.benchmarks.scenemem.spec import (
     Scenario,
     check_fixture_names,
     load_start_state,
+    registered_env_factories,
 )
 
 BUILTIN_PREFIX = "Recallbench"
@@ -49,9 +54,26 @@ def _import_callable(ref: str) -> Callable[..., Any]:
     return getattr(module, attr)
 
 
-def resolve_factory(env_name: str, env_factory: str | None = None) -> Callable[..., Any]:
+def check_factory_reference(ref: str) -> None:
+    """A --env_factory that cannot be imported is a one-line error before any work."""
+    if ":" not in ref:
+        raise ValueError(f"--env_factory must be 'module:function' or 'file.py:function': {ref!r}")
+    try:
+        factory = _import_callable(ref)
+    except (ImportError, AttributeError, OSError) as exc:
+        raise ValueError(f"--env_factory {ref}: {type(exc).__name__}: {exc}") from None
+    if not callable(factory):
+        raise ValueError(f"--env_factory {ref}: not callable")
+
+
+def resolve_factory(
+    env_name: str, env_factory: str | None = None, registered: str | None = None
+) -> Callable[..., Any]:
+    """``env_factory``: a command-line ``module:function``; ``registered``: an entry-point name."""
     if env_factory:
         return _import_callable(env_factory)
+    if registered:
+        return registered_env_factories()[registered].load()
     if env_name.startswith(BUILTIN_PREFIX):
         from recallbench.world.env import make_env  # the built-in MuJoCo home
 
@@ -71,7 +93,7 @@ def env_kwargs(scenario: Scenario, cameras: bool = True) -> tuple[str, dict[str,
     """
     kw = dict(scenario.env_args.get("env_kwargs", {}))
     env_name = kw.pop("env_name", scenario.env_args.get("env_name"))
-    factory_ref = scenario.env_args.get("env_factory")
+    factory_ref = scenario.env_factory or scenario.env_args.get("env_factory")
     is_robosuite = not factory_ref and not env_name.startswith(BUILTIN_PREFIX)
     if is_robosuite:
         kw.update(
@@ -85,7 +107,7 @@ def env_kwargs(scenario: Scenario, cameras: bool = True) -> tuple[str, dict[str,
 
 def make_scenario_env(scenario: Scenario, cameras: bool = True) -> Any:
     env_name, kw, _ = env_kwargs(scenario, cameras)
-    factory = resolve_factory(env_name, scenario.env_args.get("env_factory"))
+    factory = resolve_factory(env_name, scenario.env_factory, scenario.env_args.get("env_factory"))
     return factory(env_name, **kw)
 
 
@@ -93,7 +115,8 @@ def load_start(env: Any, scenario: Scenario) -> None:
     """The card's five steps, in order, or the layout will not match unified_model.xml."""
     env.set_ep_meta(scenario.ep_meta)
     env.reset()
-    env.reset_from_xml_string(env.edit_model_xml(scenario.xml_path.read_text()))
+    xml = env.edit_model_xml(scenario.xml_path.read_text())
+    env.reset_from_xml_string(safe_model_xml(xml, scenario.xml_path, scenario.trusted))
     env.sim.reset()
     model = env.sim.model
     state = load_start_state(scenario, 1 + int(model.nq) + int(model.nv))

@@ -45,6 +45,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="robosuite: no camera observations and no offscreen renderer (the card has both "
         "on); for policies that read no images, ~10x faster steps",
     )
+    p.add_argument(
+        "--env_factory",
+        "--env-factory",
+        default=None,
+        help="module:function (or file.py:function) that builds each scenario's env; a suite "
+        "itself may only name a factory registered under recallbench.env_factories",
+    )
+    p.add_argument(
+        "--trust_suite",
+        "--trust-suite",
+        action="store_true",
+        default=None,
+        help="let the scenarios' model files reference files outside their folders",
+    )
     p.set_defaults(func=_handle)
 
 
@@ -80,6 +94,8 @@ def _handle(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "test_timeout": args.test_timeout,
             "camera_obs": args.camera_obs,
+            "env_factory": args.env_factory,
+            "trust_suite": args.trust_suite,
         }
         config = resume_config(run_dir, given)
         for name, value in thresholds.items():
@@ -104,6 +120,8 @@ def _handle(args: argparse.Namespace) -> int:
                 seed=_or(args.seed, 0),
                 test_timeout=args.test_timeout,
                 camera_obs=args.camera_obs is not False,
+                env_factory=args.env_factory,
+                trust_suite=bool(args.trust_suite),
                 thresholds={
                     "approach_dist": _or(args.approach_dist, defaults.approach_dist),
                     "open_qpos": _or(args.open_qpos, defaults.open_qpos),

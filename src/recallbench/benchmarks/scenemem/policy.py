@@ -1,13 +1,16 @@
 """The card's policy interface and loading policies from ``module:Class``.
 
 A policy written for the card subclasses ``eval.base_policy.BasePolicy`` from the data repo. When
-the data repo has ``eval/base_policy.py`` beside ``data/``, its root goes on sys.path so that
-import works unchanged; ``BasePolicy`` here has the same interface for new policies.
+the data repo has ``eval/base_policy.py`` beside ``data/``, that one ``eval`` package is made
+importable (``register_card_eval``) so the import works unchanged, without putting the data root
+on sys.path: a data repo's ``gymnasium.py`` must never replace the installed package.
+``BasePolicy`` here has the same interface for new policies.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import sys
 from abc import ABC, abstractmethod
@@ -29,24 +32,45 @@ class BasePolicy(ABC):
         """Return an action of shape ``env.action_dim``; pull observations from ``env``."""
 
 
-def data_repo_paths(data_dir: str | Path) -> list[str]:
-    """Folders to put on sys.path so the card's ``from eval.base_policy import ...`` works."""
-    paths = []
-    for root in (Path(data_dir).resolve(), Path(data_dir).resolve().parent):
-        if (root / "eval" / "base_policy.py").is_file():
-            paths.append(str(root))
-    return paths
+def card_eval_dirs(data_dir: str | Path) -> list[str]:
+    """The data repo's ``eval/`` folder (beside or above the data), if it has base_policy.py."""
+    data = Path(data_dir).resolve()
+    return [str(root / "eval") for root in (data, data.parent)
+            if (root / "eval" / "base_policy.py").is_file()][:1]
 
 
-def load_policy_class(spec: str, extra_paths: list[str] | None = None) -> type:
+def register_card_eval(eval_dirs: list[str]) -> None:
+    """Make ``eval`` (only that package) importable from the data repo, unless an ``eval``
+    package is already importable: sys.path is left alone, so nothing else can be shadowed."""
+    if not eval_dirs or "eval" in sys.modules or importlib.util.find_spec("eval") is not None:
+        return
+    init = Path(eval_dirs[0]) / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        "eval", init if init.is_file() else None, submodule_search_locations=[eval_dirs[0]]
+    )
+    if spec is None:  # no __init__.py: a namespace package over that one folder
+        spec = importlib.machinery.ModuleSpec("eval", None, is_package=True)
+        spec.submodule_search_locations = [eval_dirs[0]]
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["eval"] = module
+    if spec.loader is not None:
+        spec.loader.exec_module(module)
+
+
+def load_policy_class(
+    spec: str, extra_paths: list[str] | None = None, eval_dirs: list[str] | None = None
+) -> type:
     """Import ``module:Class`` where module is importable or a path to a .py file.
 
-    The current directory and ``extra_paths`` go on sys.path first, as ``python eval_runner.py``
-    would have them, so ``my_policy:MyPolicy`` resolves from where the user runs the command.
+    The current directory and ``extra_paths`` (both from the command line, never from the
+    suite) go on sys.path first, as ``python eval_runner.py`` would have them, so
+    ``my_policy:MyPolicy`` resolves from where the user runs the command. ``eval_dirs``: the
+    data repo's ``eval/`` package (``card_eval_dirs``).
     """
     module_ref, sep, class_name = spec.rpartition(":")
     if not sep or not module_ref or not class_name:
         raise ValueError(f"--policy must be 'module:Class' or 'file.py:Class', got {spec!r}")
+    register_card_eval(eval_dirs or [])
     for path in [*(extra_paths or []), str(Path.cwd())]:
         if path not in sys.path:
             sys.path.insert(0, path)

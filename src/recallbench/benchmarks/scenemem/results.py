@@ -38,6 +38,22 @@ def card_results(
     return {"results": results, "summary": {"total": total, "memory": memory}}
 
 
+def recorded_plan(
+    plan: Iterable[tuple[str, list[str]]], records: Mapping[str, Record]
+) -> list[tuple[str, list[str]]]:
+    """``plan`` plus every recorded test it lacks, scenarios sorted by name: a scenario that no
+    longer loads (or a test since removed from its spec) keeps its recorded results."""
+    merged: dict[str, list[str]] = {name: list(ids) for name, ids in plan}
+    extra: dict[str, set[str]] = {}
+    for record in records.values():
+        name, test_id = record["scenario"], record["test_id"]
+        if test_id not in merged.get(name, ()):
+            extra.setdefault(name, set()).add(test_id)
+    for name, ids in extra.items():
+        merged.setdefault(name, []).extend(sorted(ids))
+    return sorted(merged.items())
+
+
 def breakdown(records: Iterable[Record], field: str) -> dict[str, dict[str, Any]]:
     """Per value of ``field`` (e.g. fixture_type, task): totals, successes, rate, failures."""
     groups: dict[str, dict[str, Any]] = {}

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -26,6 +26,9 @@ PROBE_TEMPLATES = {
     "restore": "Put the {category} back where it was.",
 }
 Task = Literal["find_target", "find_distractor", "restore"]
+# A rollout this long would run for days; a larger value is a typo (or 1e30), refused at load.
+MAX_STEPS_LIMIT = 1_000_000
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class Fixture(BaseModel):
@@ -49,10 +52,10 @@ class TestSpec(BaseModel):
     instruction: str | None = None
     fixture: Fixture
     task: Task = "find_target"
-    max_steps: int | None = Field(default=None, gt=0)
+    max_steps: int | None = Field(default=None, gt=0, le=MAX_STEPS_LIMIT)
     # restore only: the object's body and the position it must be brought back to.
     object_body_name: str | None = None
-    target_pos: list[float] | None = Field(default=None, min_length=3, max_length=3)
+    target_pos: list[FiniteFloat] | None = Field(default=None, min_length=3, max_length=3)
 
     @model_validator(mode="after")
     def _fill_and_check(self) -> TestSpec:
@@ -87,6 +90,10 @@ class Scenario:
     spec: EvalSpec
     env_args: dict[str, Any]
     ep_meta: dict[str, Any]
+    # Set by the caller (command line), never by the suite: the env factory ``module:function``
+    # and whether the suite's files may reference paths outside its folder (--trust_suite).
+    env_factory: str | None = None
+    trusted: bool = False
 
     @property
     def video_paths(self) -> list[str]:
@@ -175,11 +182,14 @@ def xml_names(xml_path: Path) -> tuple[set[str], dict[str, str]]:
     return {b for b in bodies if b}, joints
 
 
-def load_scenario(root: str | Path) -> Scenario:
+def load_scenario(
+    root: str | Path, env_factory: str | None = None, trusted: bool = False
+) -> Scenario:
     """Load and check everything that can be checked without building the simulator.
 
     Names and the start-state size are checked again against the compiled model when the env is
-    built (backend.check_against_model), since only the model knows nq/nv.
+    built (backend.check_against_model), since only the model knows nq/nv. ``env_factory`` comes
+    from the command line; a suite may only name a registered factory (see check_env_factory).
     """
     root = Path(root).resolve()
     spec_path = root / "eval_spec.json"
@@ -202,13 +212,38 @@ def load_scenario(root: str | Path) -> Scenario:
         raise InputError(env_args_path, "env_kwargs", "must be a JSON object")
     if not isinstance(kwargs.get("env_name", env_args.get("env_name")), str):
         raise InputError(env_args_path, "env_name", "field required (string)")
+    check_env_factory(env_args, env_args_path)
     ep_meta = _read_json(root / "env" / "ep_meta.json")
     if not isinstance(ep_meta, dict):
         raise InputError(root / "env" / "ep_meta.json", "<root>", "must be a JSON object")
     _check_start_state(root / "env" / "start_state.npy")
     bodies, joints = xml_names(root / "env" / "unified_model.xml")
     check_fixture_names(spec, spec_path, bodies.__contains__, joints.get)
-    return Scenario(root.name, root, spec, env_args, ep_meta)
+    return Scenario(root.name, root, spec, env_args, ep_meta, env_factory, trusted)
+
+
+# A suite is data: it may name an env factory only by a name registered in this entry-point group
+# by an installed package, never by a module path (``os:system`` would run a shell command).
+ENV_FACTORY_GROUP = "recallbench.env_factories"
+
+
+def registered_env_factories() -> dict[str, Any]:
+    from importlib import metadata
+
+    return {ep.name: ep for ep in metadata.entry_points(group=ENV_FACTORY_GROUP)}
+
+
+def check_env_factory(env_args: dict[str, Any], path: Path) -> None:
+    """Refuse a code reference read from env_args.json: only registered names are allowed."""
+    value = env_args.get("env_factory")
+    registered = isinstance(value, str) and value in registered_env_factories()
+    if value is not None and not registered:
+        raise InputError(
+            path,
+            "env_factory",
+            f"{value!r} is not a registered env factory; a suite may not name code "
+            f"(pass --env_factory module:function, or register it under {ENV_FACTORY_GROUP})",
+        )
 
 
 def check_fixture_names(

@@ -1,0 +1,104 @@
+"""The task a worker process runs for one FindingDory case: decode its frames, ask the agent.
+
+The agent under evaluation runs here, never in the runner's process, so an agent that crashes,
+calls ``os._exit``, segfaults or hangs costs its own case only (the executor records why and
+replaces the worker). Per worker the agent is built once from its ``AgentSpec`` (name, settings,
+seed; fitted on the suite when it needs training), as the runner's process built it, so its
+answers are those an in-process run would give. The runner stays the only writer of the run log.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from recallbench.agents.base import FrameAnswer, FrameQuery, TransientError
+from recallbench.errors import InputError
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """How to build the agent in a worker: a registry name or ``module:Class``, its settings."""
+
+    spec: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+
+
+def answer_record(answer: Any) -> dict[str, Any]:
+    """The run-log fields of an agent's answer; anything odd is kept as text, never coerced."""
+    if not isinstance(answer, FrameAnswer):
+        raise TypeError(f"agent returned {type(answer).__name__}, expected FrameAnswer")
+    info = loggable(answer.info)
+    fi = answer.frame_indices
+    if fi is not None:
+        fi = list(fi)
+        if not all(isinstance(i, int) and not isinstance(i, bool) for i in fi):
+            # Keep what was said, but as a response for the parser to reject (never coerce).
+            return {"frame_indices": None, "response": repr(fi)[:2000], "info": info}
+    response = answer.response if isinstance(answer.response, str) else None
+    return {"frame_indices": fi, "response": response, "info": info}
+
+
+def loggable(info: Any) -> dict[str, Any]:
+    # The run log is strict JSON (no NaN); an agent's odd info must not crash the whole run.
+    try:
+        json.dumps(info, allow_nan=False, default=lambda v: v.tolist())
+        return dict(info)
+    except (TypeError, ValueError, AttributeError):
+        return {"unloggable_info": repr(info)[:2000]}
+
+
+_agents: dict[str, Any] = {}
+_sources: dict[str, Any] = {}
+
+
+def _agent(spec: dict[str, Any], suite: str | None, trusted: bool) -> Any:
+    key = json.dumps(spec, sort_keys=True, default=str)
+    if key not in _agents:
+        from recallbench.agents.registry import construct_seeded, resolve_agent
+
+        agent = construct_seeded(resolve_agent(spec["spec"]), spec["kwargs"], spec["seed"])
+        if getattr(agent, "needs_training_suite", False) and suite is not None:
+            from recallbench.benchmarks.findingdory.data import load_suite
+
+            agent.fit(load_suite(suite, trusted=trusted).cases)
+        _agents[key] = agent
+    return _agents[key]
+
+
+def _frames(video: str | None, offered: list[int], times: tuple[str, ...] | None) -> Any:
+    if video is None:
+        return None
+    if "cache" not in _sources:
+        from recallbench.benchmarks.findingdory.evaluate import SourceCache
+
+        _sources["cache"] = SourceCache()
+    return _sources["cache"].get(Path(video), offered, times)
+
+
+def answer_case(payload: dict[str, Any]) -> dict[str, Any]:
+    """Payload: agent (AgentSpec as a dict), suite, trusted, query, video.
+
+    Returns ``{"record": ...}`` (the answer's run-log fields, or the agent's error),
+    ``{"transient": kind, "message": ...}`` (nothing to record: --resume asks again) or
+    ``{"stop": [path, field, message]}`` (the run cannot go on, e.g. the server is down).
+    """
+    query: FrameQuery = payload["query"]
+    try:
+        agent = _agent(payload["agent"], payload.get("suite"), payload.get("trusted", False))
+        frames = _frames(payload.get("video"), list(query.offered_frames), query.times_of_day)
+        return {"record": answer_record(agent.select_frames(query, frames))}
+    except TransientError as exc:
+        return {"transient": exc.kind, "message": str(exc)[:2000]}
+    except InputError as exc:
+        return {"stop": [exc.path, exc.field, exc.message]}
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt too: this case fails, only
+        return {"record": {"frame_indices": None, "response": None,
+                           "agent_error": repr(exc)[:2000]}}
+
+
+def spec_dict(spec: AgentSpec) -> dict[str, Any]:
+    return asdict(spec)
