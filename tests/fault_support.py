@@ -24,7 +24,10 @@ def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: f
 
 
 def error_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if line.startswith("error")]
+    """The command line's error lines: ``recallbench COMMAND: error: ...`` (or a runner's own
+    ``error ...`` line for a scenario it skips)."""
+    return [line for line in stderr.splitlines()
+            if line.startswith("error") or (line.startswith("recallbench") and ": error: " in line)]
 
 
 def squash(text: str) -> str:

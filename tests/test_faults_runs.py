@@ -118,7 +118,7 @@ def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
         assert holder.stdout.readline().strip() == "held"
         assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
                      "--out", str(run), "--limit", "2"]) == 2
-        assert squash("another recallbench process") in squash(capsys.readouterr().out)
+        assert squash("another recallbench process") in squash("".join(capsys.readouterr()))
         assert not (run / "runlog.jsonl").exists() and not (run / "manifest.json").exists()
     finally:
         holder.kill()
@@ -205,8 +205,8 @@ def test_every_client_setting_is_reachable_from_the_command_line(tmp_path, capsy
         capsys.readouterr()
         assert main([*base, "--out", str(tmp_path / "b"),
                      "--agent-arg", "max_retyr_after=5"]) == 2
-    out = squash(capsys.readouterr().out)
-    assert squash("--agent-arg: max_retyr_after: VLMAgent has no such setting") in out
+    out = squash("".join(capsys.readouterr()))
+    assert squash("--agent-arg: agent 'vlm' has no argument 'max_retyr_after'") in out
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
     assert manifest["agent_manifest"]["max_retry_after"] == 5.0
 
@@ -222,7 +222,7 @@ def test_transient_failures_are_not_recorded_and_resume_asks_again(tmp_path, cap
             "--agent-arg", "max_retries=0"]
     with ChatServer([], default=Reply(status=503)) as server:
         assert main([*args, "--agent-arg", f"base_url={server.base_url}"]) == 1
-    out = squash(capsys.readouterr().out)
+    out = squash("".join(capsys.readouterr()))
     assert squash("3 case(s) not answered (3 http_503)") in out
     assert not (run / "runlog.jsonl").read_text()  # nothing recorded as an answer
     with ChatServer([], default=Reply(GOOD)) as server:
@@ -274,7 +274,7 @@ def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
             "--limit", "6", "--out", str(run), "--agent-arg", "model=m",
             "--agent-arg", "max_retries=0"]
     assert main([*args, "--agent-arg", f"base_url={dead}"]) == 2
-    out = squash(capsys.readouterr().out)
+    out = squash("".join(capsys.readouterr()))
     assert squash("base_url: 3 requests in a row could not connect") in out and "--resume" in out
     assert not (run / "runlog.jsonl").read_text()  # stopped after 3 cases, none recorded
     with ChatServer([], default=Reply(GOOD)) as server:

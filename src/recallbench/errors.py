@@ -23,3 +23,8 @@ class UsageError(ValueError):
     def __init__(self, flag: str, message: str) -> None:
         self.flag = flag
         super().__init__(f"{flag}: {message}" if flag else message)
+
+
+class SuiteRefusal(InputError):
+    """A suite asks for something data may not do (run code, read files outside its folder).
+    The scenario is refused whole, never run and never scored as a failed test."""

@@ -69,7 +69,8 @@ def run_exit_status(summary: dict, where: object) -> int:
         print_warning(f"{where}: {warning}")
     recorded = summary.get("cases_recorded") or 0
     if recorded == 0:
-        print_error(f"{where}: no case was run")
+        if not summary.get("scenario_errors"):  # else the runner already said why, per scenario
+            print_error(f"{where}: no case was run")
         return 1
     if summary.get("no_answer", 0) >= recorded:
         print_error(f"{where}: every one of the {recorded} cases produced no answer (see the "

@@ -24,7 +24,7 @@ from recallbench.benchmarks.scenemem.policy import load_policy_class
 from recallbench.benchmarks.scenemem.rollout import DEFAULT_MAX_STEPS, run_rollout
 from recallbench.benchmarks.scenemem.spec import Scenario, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.errors import InputError
+from recallbench.errors import InputError, SuiteRefusal
 from recallbench.run.seeds import seed_globals
 
 _policies: dict[str, Any] = {}
@@ -118,6 +118,9 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
             env.rng = np.random.default_rng(payload["seed"])  # robosuite's placement sampler
         load_start(env, scenario)
         check_against_model(env, scenario)
+    except SuiteRefusal as exc:  # the suite asked for what data may not do: refused whole
+        _bad[root] = str(exc)
+        return {"scenario_error": str(exc)}
     except Exception as exc:
         # The spec parsed but the env could not be built or loaded: each of the scenario's
         # tests is recorded as failed with this error, so the totals stay true.

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
 
-from recallbench.errors import InputError
+from recallbench.errors import InputError, SuiteRefusal
 
 _ASSET_DIR = {"mesh": "meshdir", "skin": "meshdir", "hfield": "meshdir", "texture": "texturedir"}
 _COMPILER_DIRS = ("meshdir", "texturedir", "assetdir")
@@ -93,11 +93,11 @@ def _check_tree(
                 element.set(attr, path)
                 changed = True
             else:  # a file included by the model: MuJoCo would read it from the current dir
-                raise InputError(
+                raise SuiteRefusal(
                     source, field, "relative path in an included file (make it absolute)"
                 )
             if not _inside(path, allowed):
-                raise InputError(
+                raise SuiteRefusal(
                     source,
                     field,
                     "resolves outside the scenario folder and the installed robosuite/robocasa "
