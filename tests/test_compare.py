@@ -105,7 +105,7 @@ def test_outputs_png_and_html(compared):
     assert "skipped" in page  # what did not run is said, not hidden
     for bench, block in comparison["benchmarks"].items():
         run_dirs = [a["run_dir"] for a in block["agents"] if a["status"] == "ok"]
-        assert all(Path(d).is_dir() for d in run_dirs), bench
+        assert all((out / d).is_dir() and not Path(d).is_absolute() for d in run_dirs), bench
 
 
 def test_rerun_resumes_without_running_agents_again(compared):

@@ -64,7 +64,7 @@ def test_run_writes_the_viewer_with_thumbnail_files_and_links_it(cmp_dir):
     assert (viewer / "index.html").is_file()
     overview = read_overview(viewer)
     assert set(overview["benchmarks"]) == {"scenemem", "findingdory"}
-    assert overview["n_cases"] == sum(len(_records(Path(a["run_dir"]))) for b in json.loads(
+    assert overview["n_cases"] == sum(len(_records(cmp_dir / a["run_dir"])) for b in json.loads(
         (cmp_dir / "comparison.json").read_text())["benchmarks"].values() for a in b["agents"])
     thumbs = list((viewer / "thumbs").rglob("*.jpg"))
     assert len(thumbs) > 20

@@ -22,6 +22,7 @@ already run is not run again.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable
@@ -410,6 +411,8 @@ def _run_planned(bench: str, path: Path, planned: Planned, out: Path, opts: Comp
         result = AgentResult(agent, None, "failed", str(exc))
     except Exception as exc:  # one agent's breakdown must not lose the others' results
         result = AgentResult(agent, None, "failed", f"{type(exc).__name__}: {exc}")
+    if result.run_dir:  # relative to the comparison folder, so the folder can be moved whole
+        result.run_dir = os.path.relpath(Path(result.run_dir).resolve(), out.resolve())
     if result.status != "ok":
         console.print(f"[yellow]{bench}: {agent} {result.status}[/yellow]: {result.note}",
                       highlight=False)
