@@ -69,6 +69,9 @@ def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_sui
         (["findingdory", "--data", missing, "--agent", "oracle", "--out", "o"], missing),
         (["findingdory", "--data", VAL, "--agent", "orcale", "--out", "o"], "orcale"),
         (["findingdory", "--data", VAL, "--agent", "vlm", "--out", "o"], "model"),
+        # the public file ships without videos: a model that watches them cannot run on it
+        (["findingdory", "--data", VAL, "--agent", "vlm", "--agent-arg", "model=m",
+          "--out", "o"], "--videos"),
         (["findingdory", "--data", VAL, "--agent", "oracle", "--agent-arg", "nokey",
           "--out", "o"], "--agent-arg"),
         (["findingdory", "--data", VAL, "--agent", "oracle", "--agent-arg", "x=1",

@@ -306,6 +306,8 @@ class TextMemoryAgent:
         else:
             captioner = as_captioner(captioner)
         self.captioner: Captioner = captioner
+        # captions from the frames (a VLM) need the videos; captions from annotations do not
+        self.watches_video = isinstance(captioner, VLMCaptioner)
 
         if answerer == "llm":
             if not model:

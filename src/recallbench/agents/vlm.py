@@ -100,6 +100,7 @@ class VLMAgent:
     """
 
     privileged = False
+    watches_video = True  # its answers come from the frames: a run without videos is refused
 
     def __init__(
         self,

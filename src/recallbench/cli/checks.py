@@ -158,3 +158,20 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
                                                agent_args.get(planned.agent, {}), seed,
                                                "--agent-arg", f"{planned.agent}.")
     return plan
+
+
+def check_videos(agent_name: str, agent: Any, suite: Any, cases: Any,
+                 videos_dir: Any = None) -> None:
+    """An agent that watches the videos (``watches_video``) needs every case's video on disk;
+    without them each case would fail, one by one, after the run started."""
+    if not getattr(agent, "watches_video", False):
+        return
+    from recallbench.benchmarks.findingdory.data import resolve_video
+
+    cases = list(cases)
+    missing = [c for c in cases if resolve_video(suite, c, videos_dir) is None]
+    if missing:
+        where = videos_dir or suite.root
+        raise UsageError("--videos", f"agent {agent_name!r} watches the videos, but "
+                                     f"{len(missing)} of {len(cases)} are not found (first: "
+                                     f"{missing[0].video!r} under {where}): pass --videos DIR")

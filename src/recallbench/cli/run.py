@@ -15,7 +15,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from recallbench.cli.checks import check_frames, check_positive, plan_agents, split_names
+from recallbench.cli.checks import (
+    check_frames,
+    check_positive,
+    check_videos,
+    plan_agents,
+    split_names,
+)
 from recallbench.cli.errors import print_warning
 from recallbench.errors import InputError, UsageError
 
@@ -94,6 +100,13 @@ def _handle_run(args: argparse.Namespace) -> int:
         check_frames(args.frames, load_suite(suites["findingdory"]).cases)
     agent_args = parse_agent_args(args.agent_arg)
     plan = plan_agents(suites, agents, by_bench, agent_args, args.seed)
+    if "findingdory" in suites:
+        from recallbench.benchmarks.findingdory.data import load_suite
+
+        fd = load_suite(suites["findingdory"])
+        for planned in plan["findingdory"]:
+            check_videos(planned.agent, planned.instance, fd,
+                         fd.cases[: args.limit] if args.limit else fd.cases)
     opts = CompareOptions(
         workers=args.workers or os.cpu_count() or 1, max_steps=args.max_steps,
         frames=args.frames, limit=args.limit, seed=args.seed, test_timeout=args.test_timeout,

@@ -79,7 +79,8 @@ def no_answer(benchmark: str, records: Any) -> list[tuple[str, str]]:
     test that errored). A wrong or unparsable answer is not among them."""
     out = []
     for record in records:
-        cause = next((f"{k}: {str(v)[:300]}" for k, v in record.items()
+        info = record.get("info") if isinstance(record.get("info"), dict) else {}
+        cause = next((f"{k}: {str(v)[:300]}" for k, v in (*record.items(), *info.items())
                       if k.endswith("error") and v), None)
         if benchmark == "findingdory":
             if record.get("frame_indices") is None and record.get("response") is None:

@@ -135,7 +135,7 @@ def _handle_run(args: argparse.Namespace) -> int:
 
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.scoring import METRICS
-    from recallbench.cli.checks import check_frames, check_positive
+    from recallbench.cli.checks import check_frames, check_positive, check_videos
     from recallbench.cli.errors import print_warning, run_exit_status
     from recallbench.errors import UsageError
     from recallbench.report.tables import fmt, print_summary
@@ -156,6 +156,8 @@ def _handle_run(args: argparse.Namespace) -> int:
     for k in budgets:
         check_frames(k, suite.cases, "--frames-sweep" if args.frames_sweep else "--frames")
     agent = _build_agent(args)
+    check_videos(args.agent, agent, suite, suite.cases[: args.limit] if args.limit
+                 else suite.cases, args.videos)
     ll_policy = _ll_policy(args, suite) if args.ll else None
     console = Console()
     out = Path(args.out)
