@@ -93,30 +93,23 @@ def check_frames(frames: int, cases: Iterable[Any], flag: str = "--frames") -> N
                                f"and it has no full-video answers: use {flag} {bad[0]}")
 
 
-def valid_names(bench: str) -> list[str]:
-    """Names that mean something for ``bench`` (for the error message only: imports classes)."""
-    from recallbench.agents.registry import list_agents
-    from recallbench.run.compare import SCENEMEM_POLICIES, findingdory_target, scenemem_target
-
-    names = set(list_agents()) | set(SCENEMEM_POLICIES)
-    ok = []
-    for name in sorted(names):
-        try:
-            meaning = scenemem_target(name) if bench == "scenemem" else findingdory_target(name)
-        except (ValueError, ImportError):
-            meaning = None
-        if meaning is not None:
-            ok.append(name)
-    return ok
-
-
 def _meaning(bench: str, name: str) -> Any:
+    """What ``name`` runs as on ``bench`` (a ``module:Class`` or an agent factory), or None."""
     from recallbench.run.compare import findingdory_target, scenemem_target
 
     try:
         return scenemem_target(name) if bench == "scenemem" else findingdory_target(name)
     except (ValueError, ImportError):
         return None
+
+
+def valid_names(bench: str) -> list[str]:
+    """Names that mean something for ``bench`` (for the error message only: imports classes)."""
+    from recallbench.agents.registry import list_agents
+    from recallbench.run.compare import SCENEMEM_POLICIES
+
+    names = set(list_agents()) | set(SCENEMEM_POLICIES)
+    return [name for name in sorted(names) if _meaning(bench, name) is not None]
 
 
 def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str, list[str]],
