@@ -57,7 +57,7 @@ def sm_data(tmp_path_factory) -> Path:
     return root
 
 
-def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_suite):
+def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_suite, sm_data):
     missing = str(tmp_path / "nope")
     cases = [
         (["scenemem", "--data_dir", missing, "--policy", policy("Idle"), "--out", "r.json"],
@@ -66,7 +66,13 @@ def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_sui
         (["scenemem", "--out", "r.json"], "--data_dir"),
         (["scenemem", "--data_dir", missing, "--policy", "x:Y", "--out", "r.json",
           "--max_steps", "-3"], "--max_steps"),
+        (["scenemem", "--data_dir", str(sm_data), "--policy", policy("Idle"), "--out",
+          str(tmp_path / "r.json"), "--env_factory", "nosuch:make"], "--env_factory"),
         (["findingdory", "--data", missing, "--agent", "oracle", "--out", "o"], missing),
+        (["findingdory", "--data", VAL, "--agent", "oracle", "--case-timeout", "-1",
+          "--out", "o"], "--case-timeout"),
+        (["findingdory", "--data", VAL, "--agent", "oracle", "--workers", "0", "--out", "o"],
+         "--workers"),
         (["findingdory", "--data", VAL, "--agent", "orcale", "--out", "o"], "orcale"),
         (["findingdory", "--data", VAL, "--agent", "vlm", "--out", "o"], "model"),
         # the public file ships without videos: a model that watches them cannot run on it
@@ -94,6 +100,7 @@ def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_sui
         (["report", missing], missing),
         (["list", "things"], "invalid choice"),
         (["doctor", "--path", missing], missing),
+        (["view", missing], missing),
         (["frobnicate"], "invalid choice"),
     ]
     for argv, named in cases:

@@ -144,7 +144,9 @@ def _handle_run(args: argparse.Namespace) -> int:
                if not v]
     if missing:
         raise UsageError(", ".join(missing), "required")
-    check_positive("--limit", args.limit)
+    for flag, value in (("--limit", args.limit), ("--case-timeout", args.case_timeout),
+                        ("--workers", args.workers)):
+        check_positive(flag, value)
     budgets = [args.frames]
     if args.frames_sweep:
         try:

@@ -133,8 +133,9 @@ def _handle(args: argparse.Namespace) -> int:
     try:
         status = run_scenemem(config, run_dir, workers, resume=bool(args.resume),
                               console=console)
-    except (ValueError, ImportError) as exc:  # a bad --policy reference
-        raise UsageError("--policy", str(exc)) from None
+    except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
+        message = str(exc)  # the loaders name their flag; a bare import error is --policy's
+        raise UsageError("" if message.startswith("--") else "--policy", message) from None
     except RuntimeError as exc:  # workers cannot start; the run log is intact for --resume
         raise InputError(run_dir, None, f"{exc}; finish with: recallbench scenemem --resume "
                                         f"{run_dir}") from None

@@ -8,16 +8,12 @@ import argparse
 def _handle_view(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.errors import InputError
+    from recallbench.errors import UsageError
     from recallbench.report.viewer.site import build_viewer
 
     console = Console(stderr=True)
-    try:
-        index = build_viewer(args.path, args.out, live=args.serve,
-                             progress=lambda msg: console.print(msg, highlight=False))
-    except InputError as exc:
-        console.print(f"[red]error[/red] {exc}", highlight=False, soft_wrap=True)
-        return 2
+    index = build_viewer(args.path, args.out, live=args.serve,
+                         progress=lambda msg: console.print(msg, highlight=False))
     print(f"viewer: {index}")
     if not args.serve:
         return 0
@@ -26,8 +22,7 @@ def _handle_view(args: argparse.Namespace) -> int:
     try:
         serve(args.path, index.parent, args.port, console=console)
     except OSError as exc:  # e.g. the port is taken
-        console.print(f"[red]error[/red] --port {args.port}: {exc}", highlight=False)
-        return 2
+        raise UsageError("--port", f"{args.port}: {exc}") from None
     except KeyboardInterrupt:
         pass
     return 0
