@@ -566,7 +566,7 @@ def suite_manifest(out_dir: Path, seed: int, n: int, knobs: ScenememKnobs,
     import platform
     import sys
 
-    from recallbench.run.manifest import package_versions
+    from recallbench.versions import package_versions
 
     probes = sum(i["probes"] for i in items)
     return {

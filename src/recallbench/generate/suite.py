@@ -107,7 +107,7 @@ def write_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
         import platform
         import sys
 
-        from recallbench.run.manifest import package_versions
+        from recallbench.versions import package_versions
 
         manifest = {"benchmark": benchmark, "generator": "recallbench", "seed": seed, "n": n,
                     "knobs": knobs, "python": sys.version.split()[0],

@@ -20,7 +20,7 @@ from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.errors import InputError, UsageError
-from recallbench.run.executor import ProcessExecutor, Task, TaskResult
+from recallbench.executor import ProcessExecutor, Task, TaskResult
 from recallbench.run.findingdory_worker import AgentSpec, spec_dict
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest

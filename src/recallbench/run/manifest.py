@@ -7,25 +7,12 @@ import os
 import platform
 import sys
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from recallbench import __version__
 from recallbench.io import write_json_atomic
-
-# Packages whose versions can change results (simulator, renderer, decoder, robot stack).
-TRACKED_PACKAGES = ("mujoco", "robosuite", "robocasa", "av", "numpy", "gymnasium", "ray")
-
-
-def package_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for name in TRACKED_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+from recallbench.versions import package_versions
 
 
 def build_manifest(**fields: Any) -> dict[str, Any]:

@@ -33,8 +33,8 @@ from recallbench.benchmarks.scenemem.results import (
 from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError
+from recallbench.executor import ProcessExecutor, Task, TaskResult
 from recallbench.io import write_json_atomic
-from recallbench.run.executor import ProcessExecutor, Task, TaskResult
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
