@@ -21,7 +21,7 @@ import numpy as np
 from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.spec import EvalSpec, Scenario, TestSpec
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.run.executor import ProcessExecutor, Task
+from recallbench.executor import ProcessExecutor, Task
 
 
 class Idle:

@@ -11,7 +11,7 @@ import pytest
 from recallbench.agents.baselines import OracleAgent, RandomAgent
 from recallbench.agents.registry import BUILTIN_AGENTS, list_agents, load_agent, resolve_agent
 from recallbench.cli import main
-from shared_data import FINDINGDORY_VAL_QA
+from support.shared_data import FINDINGDORY_VAL_QA
 
 VAL = FINDINGDORY_VAL_QA
 

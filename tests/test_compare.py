@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from chat_server import ChatServer, Reply
 from recallbench.cli import main
 from recallbench.cli.run import parse_agent_args
 from recallbench.errors import InputError
 from recallbench.run.compare import detect_suites, findingdory_target, scenemem_target
+from support.chat_server import ChatServer, Reply
 from test_findingdory_cli import build_suite
 from test_scenemem_baselines import kitchen_suite
 

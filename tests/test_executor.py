@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from recallbench.run.executor import ProcessExecutor, Task, TaskResult
+from recallbench.executor import ProcessExecutor, Task, TaskResult
 
 HANDLER = "scenemem_fixtures.tasks:work"
 

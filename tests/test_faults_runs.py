@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply
-from fault_support import RECALLBENCH, SRC, cli, error_lines, records, squash
-from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
+from support.chat_server import ChatServer, Reply
+from support.fault_support import RECALLBENCH, SRC, cli, error_lines, records, squash
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 
 # ------------------------------------------------------------ finding 5: the API key echoed
 SECRET = "sk-test-0123456789abcdefSECRET"

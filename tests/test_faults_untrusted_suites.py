@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fault_support import cli, error_lines, fd_rows, records, set_env_args, squash
-from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
+from support.fault_support import cli, error_lines, fd_rows, records, set_env_args, squash
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 
 
 # ------------------------------------------------------------------ finding 1: env_factory

@@ -13,7 +13,7 @@ import pytest
 from recallbench.benchmarks.findingdory.annotations import Entity, EpisodeAnnotations, save_episode
 from recallbench.cli import main
 from recallbench.video import VideoWriter
-from shared_data import FINDINGDORY_VAL_QA
+from support.shared_data import FINDINGDORY_VAL_QA
 
 VAL = FINDINGDORY_VAL_QA
 F = 200  # frames per episode

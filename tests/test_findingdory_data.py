@@ -11,7 +11,7 @@ import pytest
 from recallbench.benchmarks.findingdory.data import load_suite, resolve_video
 from recallbench.benchmarks.findingdory.templates import CATEGORY_GROUP, TEMPLATES, template_of
 from recallbench.errors import InputError
-from shared_data import FINDINGDORY_VAL_QA
+from support.shared_data import FINDINGDORY_VAL_QA
 
 VAL = FINDINGDORY_VAL_QA
 needs_val = pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")

@@ -16,7 +16,7 @@ from recallbench.cli import main
 from recallbench.report.aggregate import summarize
 from recallbench.report.runs import score_run
 from recallbench.report.tables import summary_table
-from shared_data import FINDINGDORY_VAL_QA
+from support.shared_data import FINDINGDORY_VAL_QA
 
 VAL = FINDINGDORY_VAL_QA
 pytestmark = pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import findingdory_reference as ref
+import support.findingdory_reference as ref
 from recallbench.benchmarks.findingdory.annotations import (
     Entity,
     EpisodeAnnotations,
@@ -25,7 +25,7 @@ from recallbench.benchmarks.findingdory.annotations import (
 from recallbench.benchmarks.findingdory.data import QACase, load_suite
 from recallbench.benchmarks.findingdory.evaluate import score_records
 from recallbench.benchmarks.findingdory.scoring import score_case
-from shared_data import FINDINGDORY_VAL_QA as VAL
+from support.shared_data import FINDINGDORY_VAL_QA as VAL
 
 K = 96
 needs_val = pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")

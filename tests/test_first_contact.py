@@ -17,8 +17,8 @@ import pytest
 import tomllib
 
 from recallbench.cli import main
-from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
-from shared_data import FINDINGDORY_VAL_QA
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
+from support.shared_data import FINDINGDORY_VAL_QA
 from test_findingdory_cli import build_suite
 
 ROOT = Path(__file__).resolve().parents[1]

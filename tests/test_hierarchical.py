@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Recorded, Reply
 from recallbench.agents.hierarchical import (
     HierarchicalAgent,
     HierarchicalSubtasks,
@@ -26,6 +25,7 @@ from recallbench.agents.hierarchical import (
 )
 from recallbench.benchmarks.scenemem.backend import make_scenario_env
 from recallbench.benchmarks.scenemem.spec import load_scenario
+from support.chat_server import ChatServer, Recorded, Reply
 from test_scenemem_baselines import kitchen_suite, rate, rollouts
 
 FIXTURES = [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from shared_data import SHARED
+from support.shared_data import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"<!-- readme-block: ([\w-]+)[^>]*-->\n```bash\n(.*?)```", re.DOTALL)

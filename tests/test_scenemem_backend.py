@@ -8,7 +8,7 @@ import pytest
 
 from recallbench.benchmarks.scenemem import backend
 from recallbench.benchmarks.scenemem.spec import load_scenario
-from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
 
 @pytest.fixture

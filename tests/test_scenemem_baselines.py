@@ -26,7 +26,7 @@ from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.run.seeds import seed_globals
-from scenemem_fixtures.build import write_scenario
+from support.scenemem_fixtures.build import write_scenario
 
 world_env = pytest.importorskip("recallbench.world.env")
 

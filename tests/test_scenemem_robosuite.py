@@ -18,8 +18,8 @@ from recallbench.benchmarks.scenemem.backend import (
 )
 from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds, measure
-from scenemem_fixtures.build import policy
-from scenemem_fixtures.robosuite_door import DOOR_START, door_scenario, door_test
+from support.scenemem_fixtures.build import policy
+from support.scenemem_fixtures.robosuite_door import DOOR_START, door_scenario, door_test
 
 pytest.importorskip("robosuite")
 pytestmark = pytest.mark.robosuite

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 
 RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
 CARD_KEYS = {"results", "summary"}

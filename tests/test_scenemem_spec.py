@@ -10,7 +10,7 @@ import pytest
 
 from recallbench.benchmarks.scenemem.spec import discover_scenarios, load_scenario
 from recallbench.errors import InputError
-from scenemem_fixtures.build import mini_scenario, mini_test
+from support.scenemem_fixtures.build import mini_scenario, mini_test
 
 
 @pytest.fixture

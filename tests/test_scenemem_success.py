@@ -9,9 +9,9 @@ from recallbench.benchmarks.scenemem.backend import check_against_model, load_st
 from recallbench.benchmarks.scenemem.rollout import PolicyFault, check_action, run_rollout
 from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds, failed_condition, measure
-from scenemem_fixtures.build import mini_scenario, mini_test
-from scenemem_fixtures.mini_env import make_env
-from scenemem_fixtures.policies import Faulty, Idle, Oracle
+from support.scenemem_fixtures.build import mini_scenario, mini_test
+from support.scenemem_fixtures.mini_env import make_env
+from support.scenemem_fixtures.policies import Faulty, Idle, Oracle
 
 CARD = Thresholds()
 

@@ -14,7 +14,7 @@ import pytest
 from recallbench.benchmarks.scenemem.backend import load_start, make_scenario_env
 from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds, measure
-from scenemem_fixtures.build import policy, write_scenario
+from support.scenemem_fixtures.build import policy, write_scenario
 
 world_env = pytest.importorskip("recallbench.world.env")
 

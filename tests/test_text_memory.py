@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chat_server import ChatServer, Recorded, Reply
 from recallbench.agents.base import FrameQuery, FrameSelectionAgent
 from recallbench.agents.embeddings import embeddings_available
 from recallbench.agents.registry import load_agent
@@ -23,6 +22,7 @@ from recallbench.agents.text_memory import (
     make_chunks,
 )
 from recallbench.video import VideoWriter, subsample_indices
+from support.chat_server import ChatServer, Recorded, Reply
 
 W, H, N, K, CHUNK = 64, 48, 30, 10, 4
 TIMES = tuple(f"{8 + i}:{i:02d}" for i in range(K))

@@ -18,7 +18,7 @@ from recallbench.cli import main
 from recallbench.report.viewer.serve import serve
 from recallbench.report.viewer.site import build_viewer, read_overview
 from recallbench.run.runlog import completed
-from viewer_runs import small_comparison
+from support.viewer_runs import small_comparison
 
 CHROMIUM = Path("/usr/bin/chromium")
 

@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from chat_server import ChatServer, Reply
 from recallbench.agents.base import FrameQuery, FrameSelectionAgent, TransientError
 from recallbench.agents.openai_client import parse_retry_after
 from recallbench.agents.prompts import load_prompt
 from recallbench.agents.vlm import VLMAgent, goal_text
 from recallbench.video import VideoFrames, VideoWriter, stamp_frame, subsample_indices
+from support.chat_server import ChatServer, Reply
 
 W, H, N, K = 128, 96, 40, 8
 INSTRUCTION = "The robot's goal is: Navigate to the receptacle you placed an object on."

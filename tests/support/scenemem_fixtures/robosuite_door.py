@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenemem_fixtures.build import write_scenario
+from support.scenemem_fixtures.build import write_scenario
 
 ENV_KWARGS = {
     "env_name": "Door",

@@ -6,6 +6,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-SHARED = Path(os.environ.get("RECALLBENCH_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+SHARED = Path(os.environ.get("RECALLBENCH_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 # The public FindingDory validation annotations (5,876 questions): real data for the tests.
 FINDINGDORY_VAL_QA = SHARED / "data" / "findingdory-val-qa.json"

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 240):

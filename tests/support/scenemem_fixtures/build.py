@@ -81,7 +81,7 @@ def mini_test(test_id: str, category: str, fixture: str = "cabinet", **extra: An
 
 def mini_scenario(root: Path, tests: list[dict[str, Any]], base_xy=(0.0, 0.0)) -> Path:
     """A scenario in the mini kitchen, the start state taken from the compiled model."""
-    from scenemem_fixtures.mini_env import FIXTURE_ACTUATOR, MINI_XML, make_env
+    from support.scenemem_fixtures.mini_env import FIXTURE_ACTUATOR, MINI_XML, make_env
 
     env = make_env("MiniKitchen")
     env.reset()
