@@ -110,12 +110,14 @@ def test_memoryless_search_finds_the_near_fixture_only(scenario):
     # it searched: several fixtures opened in the fridge rollout, the fridge not reached
     assert len(policy.visited) >= 3 and "fridge" not in policy.visited[:-1]
     assert outcomes["target_mug"].steps == BUDGET
-    # with a budget for everything it finds the fridge too (slower than the privileged policy)
+    # with the card's 1,500 steps it keeps searching, at PandaOmron's pace (bench/bench_pace.py)
+    # about one fixture per 200 steps: more fixtures opened, and never the target first
     scenario_, env = scenario
     load_start(env, scenario_)
     slow = run_rollout(env, MemorylessSearchPolicy(), scenario_, scenario_.test("target_mug"),
                        1500, Thresholds())
-    assert slow.memory and slow.steps > BUDGET
+    assert len(slow.opened) > len(outcomes["target_mug"].opened) >= 1
+    assert not slow.first_open_success and slow.steps > BUDGET
 
 
 def test_search_order_is_nearest_first(scenario):

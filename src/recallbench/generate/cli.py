@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--idle", type=int, default=0,
                    help="steps the robot waits after each task (longer videos)")
     s.add_argument("--size", type=int, default=256, help="video frame size (default 256)")
-    s.add_argument("--max-steps", type=int, default=600, help="steps per probe in eval_spec")
+    s.add_argument("--max-steps", type=int, default=1500,
+                   help="steps per probe in eval_spec (the card's 1,500)")
     s.add_argument("--destinations", default=None,
                    help="comma-separated fixture types to put objects into")
     s.add_argument("--no-verify", action="store_true", help="write probes unverified")

@@ -64,7 +64,7 @@ class ScenememKnobs:
     distractors: int = 0
     rooms: int = 1
     size: int = 256
-    max_steps: int = 600
+    max_steps: int = 1500  # the card's budget per probe
     destinations: tuple[str, ...] = DESTINATION_TYPES
     use_camera_obs: bool = True
     verify: bool = True

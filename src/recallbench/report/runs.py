@@ -55,11 +55,17 @@ def scenemem_rows(
     run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None,
     subset: bool = False,
 ) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
-    """One row per planned test: the card's memory success, sliced by fixture type and task. A
-    test the runner planned but never recorded (``missing_tests``) fails unless ``subset``."""
+    """One row per planned test: the card's memory success and recallbench's strict
+    ``first_open_success`` (n/a for records older than it), sliced by fixture type and task. A
+    test the runner planned but never recorded (``missing_tests``) fails unless ``subset``. The
+    suite's primary metric (``suite.json``) comes first."""
+    from recallbench.benchmarks.scenemem.openings import STRICT_NA, primary_metric, strict_value
+
     rows = [
         {
             "memory_success": 1.0 if r.get("memory") else 0.0,
+            "first_open_success": strict_value(r),
+            "fixtures_opened_before_success": r.get("fixtures_opened_before_success"),
             "fixture_type": r.get("fixture_type"),
             "task": r.get("task"),
             "category": r.get("category"),
@@ -69,8 +75,11 @@ def scenemem_rows(
     ]
     if not subset:
         missing = _runner_summary(run_dir).get("missing_tests") or []
-        rows += [{"memory_success": 0.0, "failure": "missing"} for _ in missing]
-    return rows, ("memory_success",), {}
+        rows += [{"memory_success": 0.0, "first_open_success": 0.0, "failure": "missing"}
+                 for _ in missing]
+    primary = primary_metric(Path((manifest.get("config") or {}).get("data_dir") or "."))
+    metrics = tuple(sorted(("memory_success", "first_open_success"), key=lambda m: m != primary))
+    return rows, metrics, {"first_open_success": STRICT_NA}
 
 
 def no_answer(benchmark: str, records: Any) -> list[tuple[str, str]]:
@@ -111,6 +120,19 @@ SLICES = {"findingdory": ("group", "category", "template"),
           "scenemem": ("fixture_type", "task")}
 
 
+def scenemem_extras(rows: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Mean number of other fixtures opened before success, over the successful tests."""
+    from recallbench.report.aggregate import metric_summary
+
+    values = [r.get("fixtures_opened_before_success") for r in rows if r.get("memory_success")]
+    return {"fixtures_opened_before_success": metric_summary(
+        values, reason="no successful test recorded its openings", seed=seed)}
+
+
+# Figures beside the metrics that are not rates (summary.json only, never a % column).
+EXTRAS = {"scenemem": scenemem_extras}
+
+
 def run_seed(manifest: dict[str, Any]) -> int:
     """The run's seed, which is also the bootstrap seed: every re-score gives the same CIs."""
     seed = manifest.get("seed", (manifest.get("config") or {}).get("seed", 0))
@@ -141,6 +163,8 @@ def score_run(
     rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite, subset)
     seed = run_seed(manifest) if seed is None else seed
     scores = summarize(rows, metrics, na_reasons=reasons, seed=seed, slices=SLICES[benchmark])
+    if benchmark in EXTRAS:
+        scores.update(EXTRAS[benchmark](rows, seed))
     summary = _runner_summary(run_dir)
     for key, value in scores.items():  # each group keeps the runner's counts beside its scores
         if isinstance(value, dict) and isinstance(summary.get(key), dict) and key != "overall":

@@ -326,7 +326,8 @@ def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
         ("by task", summary["by_task"]),
     ):
         table = Table(title=f"SceneMem memory success {title}")
-        for col in ("group", "tests", "memory", "rate", "errors", "no approach", "door shut"):
+        for col in ("group", "tests", "memory", "rate", "first open", "errors", "no approach",
+                    "door shut"):
             table.add_column(col, justify="left" if col == "group" else "right")
         for name, g in groups.items():
             f = g["failed"]
@@ -335,6 +336,7 @@ def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
                 str(g["total"]),
                 str(g["memory"]),
                 f"{g['rate']:.1%}",
+                f"{g.get('first_open_rate', 0.0):.1%}",
                 str(g["errors"]),
                 str(f["approach"] + f["both"]),
                 str(f["door"] + f["both"]),

@@ -39,10 +39,13 @@ from recallbench.world.robot import (  # noqa: E402
 from recallbench.world.sim import MjSim  # noqa: E402
 
 CONTROL_FREQ = 20
-POS_SCALE = 0.05  # m per control step at |action| = 1 (robosuite OSC's output_max)
+# Pace as robosuite's PandaOmron under its default controller (bench/bench_pace.py measures both
+# side by side): its OSC asks for up to 0.05 m a step but the arm moves ~0.0125 m a step at full
+# command, and the base ~0.037 m a step, so a step budget means the same in both worlds.
+POS_SCALE = 0.0125  # m per control step at |action| = 1
 ROT_SCALE = 0.5  # rad per step for the wrist yaw
 TORSO_SCALE = 0.02  # m per step
-BASE_LIN_SPEED = 0.6  # m/s at |action| = 1
+BASE_LIN_SPEED = 0.74  # m/s at |action| = 1 (0.037 m a step at 20 Hz)
 BASE_YAW_SPEED = 1.2  # rad/s
 GRASP_REACH = 0.15  # m from the grip site to a graspable body's origin
 EP_META_KEY = "recallbench_world"

@@ -55,19 +55,24 @@ def recorded_plan(
 
 
 def breakdown(records: Iterable[Record], field: str) -> dict[str, dict[str, Any]]:
-    """Per value of ``field`` (e.g. fixture_type, task): totals, successes, rate, failures."""
+    """Per value of ``field`` (e.g. fixture_type, task): totals, successes, rate, failures, and
+    recallbench's strict metric (``first_open``: successes whose first opened fixture was the
+    target, ``first_open_rate``; see benchmarks.scenemem.openings)."""
     groups: dict[str, dict[str, Any]] = {}
     for record in records:
         g = groups.setdefault(
             str(record.get(field)),
-            {"total": 0, "memory": 0, "errors": 0, "failed": {"approach": 0, "door": 0, "both": 0}},
+            {"total": 0, "memory": 0, "first_open": 0, "errors": 0,
+             "failed": {"approach": 0, "door": 0, "both": 0}},
         )
         g["total"] += 1
         g["memory"] += bool(record["memory"])
+        g["first_open"] += bool(record.get("first_open_success"))
         g["errors"] += record.get("error") is not None
         failed = record.get("failed")
         if failed in g["failed"]:
             g["failed"][failed] += 1
     for g in groups.values():
         g["rate"] = g["memory"] / g["total"] if g["total"] else 0.0
+        g["first_open_rate"] = g["first_open"] / g["total"] if g["total"] else 0.0
     return dict(sorted(groups.items()))

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.scenemem.openings import OpeningLog, strict_outcome, watched_fixtures
 from recallbench.benchmarks.scenemem.spec import Scenario, TestSpec
 from recallbench.benchmarks.scenemem.success import (
     Thresholds,
@@ -47,6 +48,12 @@ class Outcome:
     policy_info: dict[str, Any] | None = None
     # Per-step base pose, distance and joint qpos (benchmarks.scenemem.trace, versioned).
     trace: dict[str, Any] | None = None
+    # recallbench's strict metric (benchmarks.scenemem.openings): the first fixture opened was
+    # the target; other fixtures opened before success; every fixture opened, in order. None
+    # for restore tests, which open nothing.
+    first_open_success: bool | None = None
+    fixtures_opened_before_success: int | None = None
+    opened: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,6 +101,7 @@ def run_rollout(
     trace = RolloutTrace(env.sim, fixture.name, fixture.joint_names,
                          scenario_fixtures(env, scenario.spec.tests), room_bounds(env))
     trace.sample(0, m.distance)
+    openings = OpeningLog(env.sim, watched_fixtures(env, scenario.spec.tests), thresholds.open_qpos)
     steps, success, error = 0, False, None
     action_dim = int(env.action_dim)
     try:
@@ -114,6 +122,7 @@ def run_rollout(
             steps += 1
             m, rd, success = score()
             trace.sample(steps, m.distance)
+            openings.update(steps)
             min_dist, max_q = min(min_dist, m.distance), max(max_q, m.max_abs_qpos)
             if rd is not None:
                 min_rd = rd if min_rd is None else min(min_rd, rd)
@@ -126,6 +135,8 @@ def run_rollout(
     else:
         failed = "restore" if restore else failed_condition(m.approached, m.door_open)
     info, info_error = _policy_info(policy)
+    strict = {} if restore else strict_outcome(openings.opened, fixture.name, bool(success),
+                                               steps if success else None)
     return Outcome(
         memory=bool(success),
         steps=steps,
@@ -136,6 +147,7 @@ def run_rollout(
         restore_distance=min_rd,
         policy_info=info,
         trace=trace.to_dict(),
+        **strict,
     )
 
 

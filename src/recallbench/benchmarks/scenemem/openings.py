@@ -1,0 +1,113 @@
+"""Which fixtures a rollout opened, in order: the record behind recallbench's strict memory metric.
+
+The card's ``memory_success`` is checked after every step, so a policy that opens fixture after
+fixture succeeds the first time it opens the right one: with the card's 1,500 steps, searching
+can stand in for remembering. recallbench's own, stricter metric, ``first_open_success``, also
+requires the first fixture the agent opened past the card's threshold to be the target; and
+``fixtures_opened_before_success`` counts the other fixtures it opened before succeeding. Neither
+changes the card's rule or when it is checked.
+
+A fixture counts as opened at the first step where any of its joints reaches the threshold
+(``|qpos| >= open_qpos``) having been below it at the step before; one already open at the start
+counts only once it is closed and opened again. The fixtures watched are every probe fixture of
+the scenario plus, in the built-in world, every fixture with a door (``env.world_meta``);
+robosuite/RoboCasa scenes list only the probes' fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def watched_fixtures(env: Any, tests: Iterable[Any]) -> dict[str, list[str]]:
+    """{fixture name: joint names} of every probe fixture and every built-in fixture with doors."""
+    out: dict[str, list[str]] = {}
+    for t in tests:
+        out.setdefault(t.fixture.name, list(t.fixture.joint_names))
+    meta = getattr(env, "world_meta", None)
+    for f in (meta or {}).get("fixtures", []) if isinstance(meta, dict) else []:
+        if not isinstance(f, dict) or not f.get("name"):
+            continue
+        doors = [d for d in f.get("doors") or [] if isinstance(d, dict) and d.get("joint")]
+        if doors:
+            out.setdefault(str(f["name"]), [str(d["joint"]) for d in doors])
+    return out
+
+
+class OpeningLog:
+    """Call ``update(step)`` after every step; ``opened`` lists (fixture, step) in order."""
+
+    def __init__(self, sim: Any, fixtures: Mapping[str, list[str]], open_qpos: float) -> None:
+        self.sim = sim
+        self.threshold = open_qpos
+        self.fixtures = {name: list(joints) for name, joints in fixtures.items()}
+        self.opened: list[tuple[str, int]] = []
+        self._was_open = {name: self._is_open(name) for name in self.fixtures}
+
+    def _is_open(self, name: str) -> bool:
+        try:
+            return any(float(np.max(np.abs(np.atleast_1d(self.sim.data.get_joint_qpos(j)))))
+                       >= self.threshold for j in self.fixtures[name])
+        except Exception:  # a joint this model lacks: that fixture is never watched
+            self.fixtures[name] = []
+            return False
+
+    def update(self, step: int) -> None:
+        for name in self.fixtures:
+            now = self._is_open(name)
+            if now and not self._was_open[name]:
+                self.opened.append((name, step))
+            self._was_open[name] = now
+
+    def first_opened(self) -> str | None:
+        return self.opened[0][0] if self.opened else None
+
+
+def strict_outcome(opened: list[tuple[str, int]], target: str, success: bool,
+                   success_step: int | None) -> dict[str, Any]:
+    """The strict metric's record fields from the openings of one rollout.
+
+    ``first_open_success``: success, and the first fixture opened is the target;
+    ``fixtures_opened_before_success``: other fixtures opened before the success step (None when
+    the rollout did not succeed); ``opened``: fixture names in order (the first opening each)."""
+    names: list[str] = []
+    for name, _ in opened:
+        if name not in names:
+            names.append(name)
+    before = None
+    if success:
+        at = success_step if success_step is not None else float("inf")
+        before = len({n for n, s in opened if s <= at and n != target})
+    return {
+        "first_open_success": bool(success and names[:1] == [target]),
+        "fixtures_opened_before_success": before,
+        "opened": names,
+    }
+
+
+METRICS = ("memory_success", "first_open_success")
+STRICT_NA = "recorded before recallbench's strict metric, or a restore test"
+
+
+def strict_value(record: Mapping[str, Any]) -> float | None:
+    """The strict metric of one run-log record as 0/1; None where it was not recorded (older
+    runs, restore tests); a test that errored before any step fails it."""
+    value = record.get("first_open_success")
+    if value is None:
+        return 0.0 if record.get("error") and record.get("task") != "restore" else None
+    return 1.0 if value else 0.0
+
+
+def primary_metric(suite_dir: Path) -> str:
+    """The suite's primary SceneMem metric: ``suite.json``'s ``primary_metric`` when it names one
+    of METRICS (generated suites), else the card's ``memory_success``."""
+    try:
+        value = json.loads((Path(suite_dir) / "suite.json").read_text()).get("primary_metric")
+    except (OSError, ValueError, AttributeError):
+        return "memory_success"
+    return value if value in METRICS else "memory_success"
