@@ -1,15 +1,19 @@
 """Pace of the built-in robot against robosuite's PandaOmron (default controller), side by side.
 
 A SceneMem step budget (the card's 1,500 steps) means the same in both worlds only if the robots
-move alike per control step. Measured in the same run, in each world:
+move alike per control step. The built-in robot runs as in generated SceneMem scenarios
+(``arm_step=PANDAOMRON_ARM_STEP``). Measured in the same run, in each world:
 
 - base: metres per step at full forward command (steady state, after the base has sped up);
-- arm: metres per step of the end effector at full command along the base's x axis;
-- door: steps from holding the handle until the hinge passes 0.3 rad (robosuite's Door success;
-  its hinge stops at 0.4 rad), with one arc-following controller used in both worlds (the
-  target is the grasp point turned about the hinge axis a little ahead of the door; the arm is
-  commanded toward it as the oracle commands it), and the handle's speed along its arc;
-- the built-in oracle's own ``open_door``: steps from the handle grasp until the card's 0.5 rad.
+- arm: metres per step of the end effector at full command sideways (the base's y axis);
+- door: steps to carry the grip from robosuite Door's handle 0.3 rad round its hinge line
+  (robosuite's Door success; its hinge stops at 0.4 rad), with one arc-following controller in
+  both worlds (the target runs a little ahead on the arc; the arm is commanded toward it as the
+  oracle commands it), on the same radius in the built-in world. The grip sweeps the arc
+  without holding the handle: a naive grasp of robosuite's bar stalls ~3 cm off it, and the
+  built-in world's grasp is a weld, so the sweep is the comparable part of opening a door;
+- for reference, the built-in oracle's own ``open_door``: steps from the handle grasp until the
+  card's 0.5 rad on a kitchen cabinet door.
 
 Prints each figure for both robots and the ratio built-in / PandaOmron (target within 0.8-1.2).
 
@@ -32,6 +36,9 @@ DOOR_ANGLE = 0.3  # robosuite Door's success (its hinge range is 0-0.4 rad)
 CARD_ANGLE = 0.5
 LEAD = 0.12  # rad the arc target runs ahead of the door
 ARM_GAIN = 0.8  # as the oracle's arm servo: fraction of the remaining error commanded per step
+# what an arm action of 1 asks for in both worlds (robosuite OSC's output_max): the same error
+# gives the same action vector, so the two robots get the very same commands
+NOMINAL_STEP = 0.05
 
 
 def steady_speed(positions: list[np.ndarray]) -> float:
@@ -122,13 +129,13 @@ def robosuite_pace() -> dict[str, float]:
         err = handle - eef()
         if np.linalg.norm(err) < 0.01:
             break
-        act(arm=np.clip(to_base(err) * ARM_GAIN / 0.05, -1, 1))
+        act(arm=np.clip(to_base(err) * ARM_GAIN / NOMINAL_STEP, -1, 1))
     jid = sim.model.joint_name2id(env.door.joints[0])
     anchor = np.array(sim.data.xanchor[jid])
     out["door_radius_m"] = float(np.linalg.norm((eef() - anchor)[:2]))
 
     def step_arm(delta: np.ndarray) -> None:
-        act(arm=np.clip(to_base(delta) * ARM_GAIN / 0.05, -1, 1))
+        act(arm=np.clip(to_base(delta) * ARM_GAIN / NOMINAL_STEP, -1, 1))
 
     # the door's own arc, swept by the arm (hinge axis +z opens robosuite's door)
     out["door_steps"] = follow_arc(step_arm, eef, anchor, 1.0, DOOR_ANGLE)
@@ -138,9 +145,9 @@ def robosuite_pace() -> dict[str, float]:
 
 # ------------------------------------------------------------------------------ built-in
 def _builtin_env(seed: int) -> Any:
-    from recallbench.world.env import HomeEnv
+    from recallbench.world.env import PANDAOMRON_ARM_STEP, HomeEnv
 
-    return HomeEnv(seed, 0, "kitchen")
+    return HomeEnv(seed, 0, "kitchen", arm_step=PANDAOMRON_ARM_STEP)  # SceneMem's pace
 
 
 def _door_fixture(env: Any) -> tuple[str, dict]:
@@ -172,12 +179,10 @@ def _free_run(env: Any, length: float) -> tuple[float, float, float]:
 
 def builtin_pace(seed: int, door_radius: float) -> dict[str, float]:
     from recallbench.generate.oracle import Oracle
-    from recallbench.world.env import POS_SCALE
 
     env = _builtin_env(seed)
     out: dict[str, float] = {}
     env.reset()
-    o = Oracle(env)
     env.teleport(_free_run(env, 1.4))  # a straight run with nothing in the way
     poses = [env.base_pose()]
     for _ in range(BASE_STEPS):
@@ -203,7 +208,7 @@ def builtin_pace(seed: int, door_radius: float) -> dict[str, float]:
     def step_arm(delta: np.ndarray) -> None:
         a = np.zeros(12)
         a[0:3] = np.clip((o.to_base(env.eef_pos() + delta) - o.to_base(env.eef_pos()))
-                         * ARM_GAIN / POS_SCALE, -1, 1)
+                         * ARM_GAIN / NOMINAL_STEP, -1, 1)
         env.step(a)
 
     # hinge line to the robot's left; the sweep carries the grip forward (the rest pose sits at

@@ -88,6 +88,18 @@ def test_suite_layout_and_probes(suite):
                 assert test.object not in placed
 
 
+def test_probes_get_the_cards_budget_and_the_day_ends_away_from_the_last_task(suite):
+    manifest = json.loads((suite / "suite.json").read_text())
+    assert manifest["primary_metric"] == "first_open_success"
+    for d in _scenarios(suite):
+        assert {t.max_steps for t in load_scenario(d).spec.tests} == {1500}
+        sub = json.loads((d / "videos" / "subtasks.json").read_text())
+        last_end = sub["tasks"][-1]["end_frame"]
+        # after the last task the robot drives somewhere random in the kitchen, so memoryless
+        # search (nearest fixture first) is not handed the fixture it filled last
+        assert any(e["event"] == "navigate" and e["frame"] >= last_end for e in sub["events"])
+
+
 def _run(suite: Path, policy: str, out: Path) -> dict:
     code = main(["scenemem", "--data_dir", str(suite), "--policy", policy, "--out", str(out),
                  "--workers", "2"])

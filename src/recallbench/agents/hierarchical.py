@@ -50,6 +50,9 @@ class Choice:
     fixture: str | None
     info: dict[str, Any] = field(default_factory=dict)
     joint: str | None = None
+    # fixtures the memory could not tell from ``fixture`` (a caption's "cabinet" with two
+    # cabinets): searched first when the choice is not it
+    ties: list[str] = field(default_factory=list)
 
 
 class FixtureChooser(Protocol):
@@ -194,7 +197,8 @@ class SubtaskTextChooser:
         info["caption"] = captions[best]
         if not ranked or ranked[0][0][0] < 0:
             return Choice(None, {**info, "error": "the chosen caption names no fixture"})
-        return Choice(ranked[0][1], info)
+        ties = [name for score, name in ranked[1:] if score == ranked[0][0]]
+        return Choice(ranked[0][1], info, ties=ties)
 
 
 class VLMChooser:
@@ -357,16 +361,61 @@ def idle_action() -> np.ndarray:
     return a
 
 
+def nearest_fixture(env: Any, fixtures: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The fixture whose approach pose is geodesically nearest the robot (None if none)."""
+    grid = env.nav_grid
+    here = env.base_pose()[:2]
+    best, best_d = None, math.inf
+    for f in fixtures:
+        goal = grid.snap(np.asarray(f["approach_pose"][:2], dtype=float))
+        d = grid.geodesic(here, goal)
+        if d < best_d:
+            best, best_d = f, d
+    return best
+
+
+class FixtureSearch:
+    """Opens fixtures one after another, nearest first (geodesic, re-ranked after each), once
+    the driver's current skill has ended; ``first`` names fixtures searched before the rest."""
+
+    def __init__(self, driver: SkillDriver, fixtures: list[dict[str, Any]],
+                 first: Sequence[str] = ()) -> None:
+        self.driver = driver
+        self.todo = list(fixtures)
+        self.first = set(first)
+        self.visited: list[str] = []
+
+    def next_action(self, env: Any) -> np.ndarray:
+        while True:
+            action = self.driver.step()
+            if action is not None:
+                return action
+            pool = [f for f in self.todo if f["name"] in self.first] or self.todo
+            nxt = nearest_fixture(env, pool) if pool else None
+            if nxt is None:  # all opened, or the rest cannot be reached from here
+                self.todo = []
+                return idle_action()
+            self.todo.remove(nxt)
+            self.visited.append(nxt["name"])
+            self.driver.start(open_fixture(self.driver.oracle, nxt["name"]))
+
+
 # --------------------------------------------------------------------------- the agent
 class HierarchicalAgent(BasePolicy):
     """Memory module -> fixture; scripted controller -> drive there, open it, stay close.
 
     The memory module is asked at the first ``get_action`` of a rollout (it needs the live
-    world's fixture list); its decision is kept as ``last_choice``."""
+    world's fixture list); its decision is kept as ``last_choice``. With ``search_after``, once
+    the chosen fixture is open (or when memory has no answer) the agent goes on opening the
+    other fixtures, those the memory could not tell apart from its choice first, then nearest
+    first, as memoryless search does; without it, it stays by its choice."""
 
-    def __init__(self, memory: str | FixtureChooser = "privileged", **memory_kwargs: Any) -> None:
+    def __init__(self, memory: str | FixtureChooser = "privileged", search_after: bool = False,
+                 **memory_kwargs: Any) -> None:
         self.memory_name = memory if isinstance(memory, str) else type(memory).__name__
         self.chooser = make_chooser(memory, **memory_kwargs)
+        self.search_after = search_after
+        self._search: FixtureSearch | None = None
         self.instruction = ""
         self.video_paths: list[str] = []
         self.last_choice: Choice | None = None
@@ -377,6 +426,7 @@ class HierarchicalAgent(BasePolicy):
         self.video_paths = list(video_paths)
         self.last_choice = None
         self._driver = None  # the env (and its model) may be rebuilt between rollouts
+        self._search = None
 
     def get_action(self, env: Any) -> np.ndarray:
         if self._driver is None:
@@ -386,6 +436,11 @@ class HierarchicalAgent(BasePolicy):
             choice = self.last_choice
             if choice.fixture is not None:
                 self._driver.start(open_fixture(self._driver.oracle, choice.fixture, choice.joint))
+            if self.search_after:
+                rest = [f for f in door_fixtures(fixtures) if f["name"] != choice.fixture]
+                self._search = FixtureSearch(self._driver, rest, first=choice.ties)
+        if self._search is not None:
+            return self._search.next_action(env)
         action = self._driver.step()
         return idle_action() if action is None else action
 
@@ -395,8 +450,10 @@ class HierarchicalAgent(BasePolicy):
         choice = self.last_choice
         if choice is None:
             return {"memory": self.memory_name, "fixture": None}
+        searched = self._search.visited if self._search is not None else []
         return {"memory": self.memory_name, "fixture": choice.fixture, "joint": choice.joint,
-                **choice.info}
+                **({"ties": choice.ties} if choice.ties else {}),
+                **({"searched": searched} if searched else {}), **choice.info}
 
 
 class HierarchicalPrivileged(HierarchicalAgent):
@@ -415,17 +472,19 @@ class HierarchicalRandom(HierarchicalAgent):
 
 
 class HierarchicalSubtasks(HierarchicalAgent):
-    """Text memory over subtask captions with keyword matching (offline)."""
+    """Text memory over subtask captions with keyword matching (offline); searches on when its
+    choice was wrong or it has none (a probe about an object no caption mentions)."""
 
     def __init__(self) -> None:
-        super().__init__("subtasks", answerer="keyword")
+        super().__init__("subtasks", search_after=True, answerer="keyword")
 
 
 class HierarchicalSubtasksEmbedding(HierarchicalAgent):
-    """Text memory over subtask captions with MiniLM retrieval (needs the embeddings extra)."""
+    """Text memory over subtask captions with MiniLM retrieval (needs the embeddings extra);
+    searches on as ``HierarchicalSubtasks``."""
 
     def __init__(self) -> None:
-        super().__init__("subtasks", answerer="embedding")
+        super().__init__("subtasks", search_after=True, answerer="embedding")
 
 
 class HierarchicalVLM(HierarchicalAgent):

@@ -14,62 +14,37 @@ hierarchical agent; the random fixture choice is ``hierarchical.HierarchicalRand
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from recallbench.agents.hierarchical import (
     ACTION_DIM,
+    FixtureSearch,
     SkillDriver,
     door_fixtures,
-    idle_action,
-    open_fixture,
 )
 from recallbench.benchmarks.scenemem.policy import BasePolicy
-
-
-def nearest_fixture(env: Any, fixtures: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The fixture whose approach pose is geodesically nearest the robot (None if none)."""
-    grid = env.nav_grid
-    here = env.base_pose()[:2]
-    best, best_d = None, math.inf
-    for f in fixtures:
-        goal = grid.snap(np.asarray(f["approach_pose"][:2], dtype=float))
-        d = grid.geodesic(here, goal)
-        if d < best_d:
-            best, best_d = f, d
-    return best
 
 
 class MemorylessSearchPolicy(BasePolicy):
     """Open door fixtures nearest-first until the budget ends; never looks at the videos."""
 
     def __init__(self) -> None:
-        self._driver: SkillDriver | None = None
-        self._todo: list[dict[str, Any]] = []
-        self.visited: list[str] = []
+        self._search: FixtureSearch | None = None
+
+    @property
+    def visited(self) -> list[str]:
+        return self._search.visited if self._search is not None else []
 
     def reset(self, instruction: str, video_paths: list[str]) -> None:
-        self._driver = None
-        self._todo = []
-        self.visited = []
+        self._search = None
 
     def get_action(self, env: Any) -> np.ndarray:
-        if self._driver is None:
-            self._driver = SkillDriver(env)
-            self._todo = door_fixtures(env.world_meta["fixtures"])
-        while True:
-            action = self._driver.step()
-            if action is not None:
-                return action
-            nxt = nearest_fixture(env, self._todo) if self._todo else None
-            if nxt is None:  # all opened, or the rest cannot be reached from here
-                self._todo = []
-                return idle_action()
-            self._todo.remove(nxt)
-            self.visited.append(nxt["name"])
-            self._driver.start(open_fixture(self._driver.oracle, nxt["name"]))
+        if self._search is None:
+            fixtures = door_fixtures(env.world_meta["fixtures"])
+            self._search = FixtureSearch(SkillDriver(env), fixtures)
+        return self._search.next_action(env)
 
 
 class RandomActionPolicy(BasePolicy):

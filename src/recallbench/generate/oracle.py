@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 import mujoco
 import numpy as np
 
-from recallbench.world.env import POS_SCALE
 from recallbench.world.geometry import wrap_angle
 
 T = TypeVar("T")
@@ -147,7 +146,7 @@ class Oracle:
     # ------------------------------------------------------------------ arm
     def _arm_action(self, target_world: np.ndarray) -> np.ndarray:
         err = self.to_base(target_world) - self.to_base(self.grip_pos())
-        return np.clip(err * ARM_GAIN / POS_SCALE, -1.0, 1.0)
+        return np.clip(err * ARM_GAIN / self.env.arm_step, -1.0, 1.0)
 
     def move_grip(self, target_world: Sequence[float], tol: float = 0.012,
                   max_steps: int = 120, speed: float = 1.0) -> Skill[bool]:

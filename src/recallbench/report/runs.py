@@ -163,13 +163,13 @@ def score_run(
     rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite, subset)
     seed = run_seed(manifest) if seed is None else seed
     scores = summarize(rows, metrics, na_reasons=reasons, seed=seed, slices=SLICES[benchmark])
-    if benchmark in EXTRAS:
-        scores.update(EXTRAS[benchmark](rows, seed))
     summary = _runner_summary(run_dir)
     for key, value in scores.items():  # each group keeps the runner's counts beside its scores
         if isinstance(value, dict) and isinstance(summary.get(key), dict) and key != "overall":
             value = {g: {**summary[key].get(g, {}), **block} for g, block in value.items()}
         summary[key] = value
+    if benchmark in EXTRAS:
+        summary.update(EXTRAS[benchmark](rows, seed))
     summary.update(
         benchmark=benchmark,
         scoring=scoring,

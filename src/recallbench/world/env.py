@@ -39,13 +39,14 @@ from recallbench.world.robot import (  # noqa: E402
 from recallbench.world.sim import MjSim  # noqa: E402
 
 CONTROL_FREQ = 20
-# Pace as robosuite's PandaOmron under its default controller (bench/bench_pace.py measures both
-# side by side): its OSC asks for up to 0.05 m a step but the arm moves ~0.0125 m a step at full
-# command, and the base ~0.037 m a step, so a step budget means the same in both worlds.
-POS_SCALE = 0.0125  # m per control step at |action| = 1
+POS_SCALE = 0.05  # m per control step at |action| = 1 (robosuite OSC's output_max), by default
+# SceneMem scenarios run the arm at robosuite PandaOmron's pace under its default controller
+# (bench/bench_pace.py measures both side by side): its OSC asks for up to 0.05 m a step but the
+# arm moves ~0.0125 m a step at full command, so a step budget means the same in both worlds.
+PANDAOMRON_ARM_STEP = 0.0125
 ROT_SCALE = 0.5  # rad per step for the wrist yaw
 TORSO_SCALE = 0.02  # m per step
-BASE_LIN_SPEED = 0.74  # m/s at |action| = 1 (0.037 m a step at 20 Hz)
+BASE_LIN_SPEED = 0.74  # m/s at |action| = 1: 0.037 m a step at 20 Hz, PandaOmron's pace
 BASE_YAW_SPEED = 1.2  # rad/s
 GRASP_REACH = 0.15  # m from the grip site to a graspable body's origin
 EP_META_KEY = "recallbench_world"
@@ -81,6 +82,7 @@ class HomeEnv(gym.Env):
         shadows: bool = False,
         xml: str | None = None,
         world_meta: dict | None = None,
+        arm_step: float = POS_SCALE,
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -91,6 +93,9 @@ class HomeEnv(gym.Env):
         self.camera_depths = camera_depths
         self.camera_segmentations = camera_segmentations
         self.control_freq = control_freq
+        if not 0 < arm_step <= POS_SCALE:
+            raise ValueError(f"arm_step must be in (0, {POS_SCALE}], got {arm_step}")
+        self.arm_step = float(arm_step)  # m the arm target moves per step at |action| = 1
         self.horizon = horizon
         self.render_mode = render_mode
         self.shadows = shadows
@@ -232,7 +237,7 @@ class HomeEnv(gym.Env):
         a = np.clip(a, -1.0, 1.0)
         d = self.data
         t = self._targets
-        t[0:3] += a[0:3] * POS_SCALE
+        t[0:3] += a[0:3] * self.arm_step
         t[3] += a[5] * ROT_SCALE
         t[4] += a[10] * TORSO_SCALE
         np.clip(t, self._arm_lo, self._arm_hi, out=t)
@@ -323,7 +328,7 @@ class HomeEnv(gym.Env):
         yaw = d.qpos[self._base_q[2]]
         c, s = math.cos(yaw), math.sin(yaw)
         goal = np.array([c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]])
-        return np.clip((goal - self.eef_pos_base()) / POS_SCALE, -1.0, 1.0)
+        return np.clip((goal - self.eef_pos_base()) / self.arm_step, -1.0, 1.0)
 
     @property
     def nav_grid(self):
