@@ -15,6 +15,7 @@ from recallbench.report.tables import fmt, interval_table
 
 LABELS = {
     "memory_success": "memory success",
+    "first_open_success": "first-open success (recallbench)",
     "hl_sr": "HL-SR",
     "hl_spl": "HL-SPL",
     "dtg_sr": "DTG-SR",

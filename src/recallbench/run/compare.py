@@ -63,7 +63,15 @@ ACTING_ONLY = {k for k in SCENEMEM_POLICIES if k not in ("oracle", "blind", "ran
                                                           "text-memory")}
 FINDINGDORY_METRICS = ("hl_sr", "hl_spl", "dtg_sr", "sc_sr")
 FINDINGDORY_PRIMARY = "hl_sr"
-SCENEMEM_METRICS = ("memory_success",)
+SCENEMEM_METRICS = ("memory_success", "first_open_success")  # recallbench's strict one second
+
+
+def scenemem_metrics(suite: Path) -> tuple[str, ...]:
+    """SceneMem metrics, the suite's primary one (suite.json) first."""
+    from recallbench.benchmarks.scenemem.openings import primary_metric
+
+    primary = primary_metric(suite)
+    return tuple(sorted(SCENEMEM_METRICS, key=lambda m: m != primary))
 
 
 @dataclass
@@ -189,8 +197,12 @@ def run_scenemem_agent(suite: Path, planned: Planned, out_dir: Path, opts: Compa
         result.status = "failed"
         result.note = "no test ran: every scenario failed to load (see the run folder)"
         return result
-    values = [1.0 if r.get("memory") else 0.0 for r in records]
-    result.metrics["memory_success"] = metric_summary(values, seed=opts.seed)
+    from recallbench.benchmarks.scenemem.openings import strict_value
+
+    values = {"memory_success": [1.0 if r.get("memory") else 0.0 for r in records],
+              "first_open_success": [strict_value(r) for r in records]}
+    for metric in scenemem_metrics(suite):
+        result.metrics[metric] = metric_summary(values[metric], seed=opts.seed)
     errors = [r for r in records if r.get("error")]
     if len(errors) == len(records):  # every test errored: a broken agent, not a 0% agent
         result.status, result.note = "failed", f"every test errored: {errors[0]['error']}"
@@ -371,7 +383,7 @@ def compare(suites: dict[str, Path], plan: dict[str, list[Planned]], out: str | 
     for bench, path in suites.items():
         results = [asdict(_run_planned(bench, path, p, out, opts, console))
                    for p in plan.get(bench, [])]
-        metrics = SCENEMEM_METRICS if bench == "scenemem" else FINDINGDORY_METRICS
+        metrics = scenemem_metrics(path) if bench == "scenemem" else FINDINGDORY_METRICS
         comparison["benchmarks"][bench] = {
             "suite": str(path.resolve()),
             "metrics": list(metrics),

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
 from recallbench.benchmarks.scenemem.spec import VIDEO_NAMES, Scenario, load_scenario
 from recallbench.report.viewer.thumbs import Thumbnailer
 from recallbench.run.manifest import read_manifest
@@ -136,6 +137,7 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
     thresholds = config.get("thresholds") or {}
     cache = ScenarioCache(thumbs)
     records = completed(run_dir / RUNLOG)
+    primary = primary_metric(data_dir)
     shared.setdefault("_facts", {})["scenemem"] = {
         "scenarios": len(manifest.get("scenarios") or []),
         "max steps": config.get("max_steps") or "per test (spec), else 1500",
@@ -144,6 +146,9 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
         record = records[key]
         scenario = cache.scenario(data_dir / str(record.get("scenario")))
         detail = test_detail(record, scenario, cache, thresholds)
+        detail["metrics"] = {"memory_success": 1.0 if record.get("memory") else 0.0,
+                             "first_open_success": strict_value(record)}
+        detail["primary"] = primary
         failure = "error" if record.get("error") else (record.get("failed") or "")
         yield {
             "bench": "scenemem", "agent": agent, "id": key,
