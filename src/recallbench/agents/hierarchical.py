@@ -50,8 +50,7 @@ class Choice:
     fixture: str | None
     info: dict[str, Any] = field(default_factory=dict)
     joint: str | None = None
-    # fixtures the memory could not tell from ``fixture`` (a caption's "cabinet" with two
-    # cabinets): searched first when the choice is not it
+    # fixtures memory could not tell from ``fixture`` (a caption's "cabinet", two cabinets)
     ties: list[str] = field(default_factory=list)
 
 
@@ -380,9 +379,7 @@ class FixtureSearch:
 
     def __init__(self, driver: SkillDriver, fixtures: list[dict[str, Any]],
                  first: Sequence[str] = ()) -> None:
-        self.driver = driver
-        self.todo = list(fixtures)
-        self.first = set(first)
+        self.driver, self.todo, self.first = driver, list(fixtures), set(first)
         self.visited: list[str] = []
 
     def next_action(self, env: Any) -> np.ndarray:
