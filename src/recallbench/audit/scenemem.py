@@ -66,14 +66,14 @@ def agent_block(records: list[dict[str, Any]], primary: str) -> dict[str, Any]:
 
 def _run_policy(suite_dir: Path, target: str, run_dir: Path, workers: int,
                 console: Any) -> list[dict[str, Any]]:
-    from recallbench.run.runlog import completed
-    from recallbench.run.scenemem import RUNLOG, ScenememConfig, normalise, run_scenemem
+    from recallbench.run.runlog import RUN_LOG, completed
+    from recallbench.run.scenemem import ScenememConfig, normalise, run_scenemem
 
     config = normalise(ScenememConfig(data_dir=str(suite_dir), policy=target,
                                       out=str(run_dir.with_suffix(".json")), camera_obs=False))
-    resume = (run_dir / RUNLOG).exists()  # an audit folder kept from before: finish it
+    resume = (run_dir / RUN_LOG).exists()  # an audit folder kept from before: finish it
     run_scenemem(config, run_dir, workers, resume=resume, console=console)
-    return list(completed(run_dir / RUNLOG).values())
+    return list(completed(run_dir / RUN_LOG).values())
 
 
 def audit(suite_dir: Path, *, console: Any = None, workers: int = 1,
