@@ -157,7 +157,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     import numpy as np
 
     agents = list(report["agents"])
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.6), width_ratios=[1, 1.6])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5.2), width_ratios=[1, 1.6])
     x = np.arange(len(agents))
     for k, metric in enumerate(report["metrics"]):
         rs = [report["agents"][a][metric]["overall"] for a in agents]
@@ -171,7 +171,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     ax1.set_ylim(0, 105)
     ax1.set_ylabel("% of probes (95% CI)")
     ax1.set_title(f"overall, n={report['n']}")
-    ax1.legend(fontsize=7, loc="upper left")
+    ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     groups = list(report["fixture_mix"])
     gx = np.arange(len(groups))
     width = 0.8 / len(agents)
@@ -184,7 +184,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     ax2.set_xticks(gx, labels, fontsize=8)
     ax2.set_ylim(0, 105)
     ax2.set_title(f"{report['metric']} by fixture type")
-    ax2.legend(fontsize=7)
+    ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=len(agents))
     verdict = ("too small to judge" if not report["judged"]
                else "passes" if report["passed"] else "fails")
     fig.suptitle(f"SceneMem audit of {Path(report['suite']).name}: {verdict}")
