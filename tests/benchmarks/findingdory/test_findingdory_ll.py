@@ -293,9 +293,8 @@ def test_official_scoring_stops_at_the_start_when_hl_fails(suite, episode, world
 
 def test_generated_suite_metrics_agree_with_the_reference_scorer(suite, episode):
     """Findings 4 and 5 on a generated suite: DTG-SR, SC-SR (both modes) and HL-SPL of every
-    single-goal case at every 5th frame, recallbench against tests/findingdory_reference.py."""
-    import findingdory_reference as ref
-
+    single-goal case at every 5th frame, recallbench against support/findingdory_reference.py."""
+    import support.findingdory_reference as ref
     from recallbench.benchmarks.findingdory.scoring import score_case
 
     kinds = [e.kind for e in episode.entities]
