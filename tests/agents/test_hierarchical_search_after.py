@@ -12,9 +12,9 @@ from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.seeding import seed_globals
-from support.scenemem_fixtures.kitchen import kitchen_suite
+from support.kitchen import kitchen_suite
 
-pytest.importorskip("recallbench.world.env")
+world_env = pytest.importorskip("recallbench.world.env")
 CAPTIONS = ["Pick the mug from the counter by the sink and place it in the cabinet."]
 
 
@@ -22,7 +22,7 @@ CAPTIONS = ["Pick the mug from the counter by the sink and place it in the cabin
 def scenario(tmp_path_factory):
     data = kitchen_suite(tmp_path_factory.mktemp("search_after") / "data",
                          probes=(("bowl", "microwave"), ("mug", "cab_1")), budget=900,
-                         captions=CAPTIONS)
+                         captions=CAPTIONS, arm_step=world_env.PANDAOMRON_ARM_STEP)
     scenario = load_scenario(next(data.iterdir()))
     env = make_scenario_env(scenario)
     yield scenario, env

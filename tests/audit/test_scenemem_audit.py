@@ -12,7 +12,7 @@ from rich.console import Console
 
 from recallbench.audit import scenemem as audit_scenemem
 from recallbench.errors import InputError
-from support.scenemem_fixtures.kitchen import kitchen_suite
+from support.kitchen import search_order_suite
 
 pytest.importorskip("recallbench.world.env")
 
@@ -20,7 +20,7 @@ pytest.importorskip("recallbench.world.env")
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory):
     root = tmp_path_factory.mktemp("audit")
-    data = kitchen_suite(root / "data")
+    data = search_order_suite(root / "data")
     report = audit_scenemem.audit(data, workers=2, run_root=root / "runs")
     return data, root, report
 

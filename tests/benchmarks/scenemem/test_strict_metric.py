@@ -14,14 +14,14 @@ from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.seeding import seed_globals
-from support.scenemem_fixtures.kitchen import kitchen_suite
+from support.kitchen import search_order_suite
 
 pytest.importorskip("recallbench.world.env")
 
 
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory):
-    data = kitchen_suite(tmp_path_factory.mktemp("strict") / "data")
+    data = search_order_suite(tmp_path_factory.mktemp("strict") / "data")
     scenario = load_scenario(next(data.iterdir()))
     env = make_scenario_env(scenario)
     yield scenario, env

@@ -10,14 +10,14 @@ import pytest
 from recallbench.report.runs import score_run
 from recallbench.run.runlog import completed
 from recallbench.run.scenemem import ScenememConfig, normalise, run_scenemem
-from support.scenemem_fixtures.kitchen import kitchen_suite
+from support.kitchen import search_order_suite
 
 pytest.importorskip("recallbench.world.env")
 SEARCH = "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy"
 
 
 def test_search_run_is_scored_on_both_metrics(tmp_path):
-    data = kitchen_suite(tmp_path / "data")
+    data = search_order_suite(tmp_path / "data")
     config = normalise(ScenememConfig(data_dir=str(data), policy=SEARCH,
                                       out=str(tmp_path / "results.json"), camera_obs=False))
     run_dir = tmp_path / "run"
