@@ -93,6 +93,8 @@ def test_probes_get_the_cards_budget_and_the_day_ends_away_from_the_last_task(su
     assert manifest["primary_metric"] == "first_open_success"
     for d in _scenarios(suite):
         assert {t.max_steps for t in load_scenario(d).spec.tests} == {1500}
+        args = json.loads((d / "env" / "env_args.json").read_text())
+        assert args["env_kwargs"]["arm_step"] == 0.0125  # PandaOmron's pace, rebuilt at eval
         sub = json.loads((d / "videos" / "subtasks.json").read_text())
         last_end = sub["tasks"][-1]["end_frame"]
         # after the last task the robot drives somewhere random in the kitchen, so memoryless
