@@ -154,6 +154,7 @@ def test_a_refused_frame_budget_leaves_no_run_behind(tmp_path, capsys):
     assert json.loads((out / "manifest.json").read_text())["agent"] == "random"
 
 
+@pytest.mark.slow
 def test_a_comparison_with_other_settings_is_refused_then_redone(tmp_path, capsys, fd_suite):
     out = tmp_path / "cmp"
     args = ["run", "--suite", str(fd_suite), "--agents", "oracle,blind", "--out", str(out),
@@ -205,6 +206,7 @@ def test_comparison_exits_nonzero_when_no_agent_scores(tmp_path, capsys, fd_suit
     assert "gave no score" in (tmp_path / "o" / "report.html").read_text()  # the banner
 
 
+@pytest.mark.slow
 def test_scenemem_prints_its_overall_rate_and_fails_when_every_test_errors(tmp_path, sm_data):
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
     faulty = tmp_path / "faulty_data"  # Faulty raises in reset/step for these categories
@@ -238,6 +240,7 @@ def test_scenemem_prints_its_overall_rate_and_fails_when_every_test_errors(tmp_p
     assert summary["by_fixture_type"]["drawer"]["total"] == 1  # the runner's counts are kept
 
 
+@pytest.mark.slow
 def test_the_demo_fails_loudly_when_nothing_can_be_generated(tmp_path):
     """The first-contact failure: the world cannot be built (here no renderer at all), the
     demo used to print empty tables and exit 0."""
@@ -271,6 +274,7 @@ def test_every_extra_is_used_by_code():
                 extra == "test" and name in ("pytest-timeout", "ruff")), (extra, name)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("apt-get"),
                     reason="needs root and apt-get (as on CI)")
 def test_setup_waits_for_the_dpkg_lock_instead_of_failing(tmp_path):
@@ -312,6 +316,7 @@ def _apt_installing(package: str) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_doctor_probes_renderers_and_says_when_the_main_job_cannot_run(capsys):
     from recallbench.cli import doctor
 

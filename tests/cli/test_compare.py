@@ -54,6 +54,7 @@ def compared(suite, tmp_path_factory):
     return out, json.loads((out / "comparison.json").read_text()), args, sent
 
 
+@pytest.mark.slow
 def test_scenemem_table_orders_the_baselines(compared):
     _, comparison, _, _ = compared
     sm = by_agent(comparison["benchmarks"]["scenemem"])
@@ -73,6 +74,7 @@ def test_scenemem_table_orders_the_baselines(compared):
     assert sm["recency"]["status"] == "skipped"  # a frame-selection agent cannot act
 
 
+@pytest.mark.slow
 def test_findingdory_table_has_intervals_and_n(compared):
     _, comparison, _, sent = compared
     fd = by_agent(comparison["benchmarks"]["findingdory"])
@@ -87,6 +89,7 @@ def test_findingdory_table_has_intervals_and_n(compared):
     assert sent and any("picks up the mug" in t for t in sent)
 
 
+@pytest.mark.slow
 def test_outputs_png_and_html(compared):
     out, comparison, _, _ = compared
     for bench in ("scenemem", "findingdory"):
@@ -108,6 +111,7 @@ def test_outputs_png_and_html(compared):
         assert all((out / d).is_dir() and not Path(d).is_absolute() for d in run_dirs), bench
 
 
+@pytest.mark.slow
 def test_rerun_resumes_without_running_agents_again(compared):
     out, first, args, _ = compared
     logs = [*out.glob("scenemem/*/run/runlog.jsonl"), *out.glob("findingdory/*/runlog.jsonl")]
