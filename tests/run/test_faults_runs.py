@@ -75,7 +75,7 @@ def test_a_second_resume_on_a_running_folder_is_refused_and_nothing_is_recorded_
         deadline = time.monotonic() + 120
         while not (run_dir / "runlog.jsonl").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        second = cli("scenemem", "--resume", str(run_dir), "--workers", "1")
+        second = cli("scenemem", "--resume", "--run-dir", str(run_dir), "--workers", "1")
         assert first.poll() is None, "the first run ended before the second started"
         assert second.returncode == 2
         [line] = error_lines(second.stderr)
@@ -97,7 +97,7 @@ def test_results_json_keeps_a_scenario_that_no_longer_loads(tmp_path):
     assert cli(*args).returncode == 0
     full = json.loads((tmp_path / "r.json").read_text())
     (data / "combo_1" / "eval_spec.json").write_text("{corrupt")
-    proc = cli("scenemem", "--resume", str(tmp_path / "r_run"), "--workers", "1")
+    proc = cli("scenemem", "--resume", "--run-dir", str(tmp_path / "r_run"), "--workers", "1")
     assert proc.returncode == 1  # the scenario error is reported ...
     assert "combo_1/eval_spec.json" in proc.stderr
     assert json.loads((tmp_path / "r.json").read_text()) == full  # ... and nothing is lost

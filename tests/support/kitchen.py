@@ -12,7 +12,7 @@ import pytest
 from recallbench.benchmarks.scenemem.backend import load_start
 from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.run.seeds import seed_globals
+from recallbench.seeding import seed_globals
 from support.scenemem_fixtures.build import write_scenario
 
 world_env = pytest.importorskip("recallbench.world.env")
