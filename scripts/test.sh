@@ -13,5 +13,6 @@ bash scripts/setup.sh test,robosuite,embeddings
 # Debian's Chromium for the viewer's page tests (Playwright drives it; no browser download)
 bash scripts/apt-install.sh chromium
 export MUJOCO_GL="${MUJOCO_GL:-egl}"
-.venv/bin/ruff check src tests bench .ci
+.venv/bin/ruff check src tests bench .ci scripts
+.venv/bin/mypy  # src/recallbench, settings in pyproject's [tool.mypy]
 .venv/bin/python -m pytest -q -ra ${marks[@]+"${marks[@]}"} ${args[@]+"${args[@]}"}

@@ -231,5 +231,5 @@ def test_an_agent_with_no_loadable_scenario_fails_instead_of_scoring_zero(tmp_pa
     main(["run", "--suite", str(data), "--agents", "oracle", "--out", str(out), "--workers", "1"])
     block = json.loads((out / "comparison.json").read_text())["benchmarks"]["scenemem"]
     (oracle,) = block["agents"]
-    assert oracle["status"] == "failed" and "no test ran" in oracle["note"]
+    assert oracle["status"] == "failed" and "no case ran" in oracle["note"]
     assert oracle["n"] == 0 and not oracle["metrics"]
