@@ -23,6 +23,11 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 from recallbench.world.builder import KINDS, build_world  # noqa: E402
+from recallbench.world.observations import (  # noqa: E402
+    camera_images,
+    observation_space,
+    robot_state,
+)
 from recallbench.world.render import Renders  # noqa: E402
 from recallbench.world.robot import (  # noqa: E402
     ARM_JOINTS,
@@ -47,10 +52,6 @@ BASE_YAW_SPEED = 1.2  # rad/s
 GRASP_REACH = 0.15  # m from the grip site to a graspable body's origin
 EP_META_KEY = "recallbench_world"
 ENV_NAMES = {"RecallbenchHome": "home", "RecallbenchKitchen": "kitchen"}
-
-
-def _quat_xyzw(q: np.ndarray) -> np.ndarray:
-    return np.array([q[1], q[2], q[3], q[0]])
 
 
 class HomeEnv(gym.Env):
@@ -399,53 +400,15 @@ class HomeEnv(gym.Env):
     def _get_observations(self, force_update: bool = False) -> dict[str, np.ndarray]:
         """robosuite-style observation dict (``force_update`` accepted for API parity; every
         call reads the current state)."""
-        d = self.data
-        base = self._base_body
-        eef = self._eef_site
-        held = self.held_body()
-        yaw = d.qpos[self._base_q[2]]
-        rel = d.site_xpos[eef] - d.xpos[base]
-        c, s = math.cos(yaw), math.sin(yaw)
-        obs = {
-            "robot0_base_pos": d.xpos[base].copy(),
-            "robot0_base_quat": _quat_xyzw(d.xquat[base]),
-            "robot0_base_pose": d.qpos[self._base_q].copy(),
-            "robot0_eef_pos": d.site_xpos[eef].copy(),
-            "robot0_eef_quat": _quat_xyzw(d.xquat[self._eef_body]),
-            "robot0_base_to_eef_pos": np.array(
-                [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]]
-            ),
-            "robot0_arm_qpos": d.qpos[self._arm_q].copy(),
-            "robot0_gripper_qpos": np.array([0.0, 0.0])
-            if self._gripper_closed
-            else np.array([0.04, -0.04]),
-            "robot0_grasped": np.array([0.0 if held is None else 1.0]),
-        }
-        for cam in self.cameras:
-            w, h = self.camera_sizes[cam]
-            obs[f"{cam}_image"] = self.renders.rgb(d, cam, w, h)
-            if self.camera_depths:
-                obs[f"{cam}_depth"] = self.renders.depth(d, cam, w, h)
-            if self.camera_segmentations:
-                obs[f"{cam}_segmentation_instance"] = self.renders.segmentation(d, cam, w, h)
+        obs = robot_state(self.data, self._base_body, self._eef_site, self._eef_body,
+                          self._base_q, self._arm_q, self._gripper_closed, self.held_body())
+        obs.update(camera_images(self.renders, self.data, self.cameras, self.camera_sizes,
+                                 self.camera_depths, self.camera_segmentations))
         return obs
 
     def _make_obs_space(self) -> gym.spaces.Dict:
-        box = gym.spaces.Box
-        spaces: dict[str, gym.Space] = {
-            k: box(-np.inf, np.inf, v.shape, dtype=np.float64)
-            for k, v in self._get_observations().items()
-        }
-        for cam in self.cameras:
-            w, h = self.camera_sizes[cam]
-            spaces[f"{cam}_image"] = box(0, 255, (h, w, 3), dtype=np.uint8)
-            if self.camera_depths:
-                spaces[f"{cam}_depth"] = box(0, np.inf, (h, w), dtype=np.float32)
-            if self.camera_segmentations:
-                spaces[f"{cam}_segmentation_instance"] = box(
-                    -1, self.model.nbody, (h, w), dtype=np.int32
-                )
-        return gym.spaces.Dict(spaces)
+        return observation_space(self._get_observations(), self.cameras, self.camera_sizes,
+                                 self.camera_depths, self.camera_segmentations, self.model.nbody)
 
     def render_camera(
         self,
