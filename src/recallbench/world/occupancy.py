@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import ndimage
@@ -25,6 +25,7 @@ from recallbench.world.nav_lattice import XY, segment_trace
 
 if TYPE_CHECKING:  # mujoco is imported lazily: this module must stay cheap to import
     import mujoco
+    from typing_extensions import Self  # typing.Self needs Python 3.11
 
 
 class OccupancyGrid:

@@ -175,7 +175,14 @@ def _draw_objects_and_robot(ax: Axes, env: HomeEnv) -> None:
         ax.add_patch(Circle(p[:2], 0.07, fc=o["rgba"][:3], ec="black", lw=0.6, zorder=7))
     pose = env.base_pose()
     ax.add_patch(
-        Circle(pose[:2], meta["robot"]["radius"], fc="#f08020", ec="black", zorder=8, alpha=0.9)
+        Circle(
+            (float(pose[0]), float(pose[1])),
+            meta["robot"]["radius"],
+            fc="#f08020",
+            ec="black",
+            zorder=8,
+            alpha=0.9,
+        )
     )
     ax.arrow(
         pose[0],
