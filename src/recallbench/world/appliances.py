@@ -186,36 +186,6 @@ def dishwasher(
     return info
 
 
-def cabinet(
-    world: mujoco.MjsBody,
-    name: str,
-    room: str,
-    pos: Vec,
-    yaw: float,
-    st: Style,
-    width: float,
-    double: bool,
-    height: float = 0.6,
-    depth: float = 0.35,
-) -> FixtureInfo:
-    info = FixtureInfo(name, "cabinet", room, f"{name}_main")
-    w, d, h = width, depth, height
-    body = root(world, name, pos, yaw)
-    carcass(body, name, w, d, h, st.cabinet)
-    box(body, f"{name}_shelf", (0, d / 2, h / 2), (w / 2 - T, d / 2 - T, 0.008), st.cabinet)
-    if double:
-        hinged_door(
-            body, info, "left_door", "left", -w / 2, -0.003, 0.0, h, d, st.cabinet, st.accent
-        )
-        hinged_door(
-            body, info, "right_door", "right", 0.003, w / 2, 0.0, h, d, st.cabinet, st.accent
-        )
-    else:
-        hinged_door(body, info, "door", "left", -w / 2, w / 2, 0.0, h, d, st.cabinet, st.accent)
-    interior(body, info, (0, d / 2, T + 0.07), (w / 2 - 0.06, d / 2 - 0.05, 0.06))
-    return info
-
-
 def fridge_tower(
     world: mujoco.MjsBody, room: str, pos: Vec, yaw: float, st: Style
 ) -> list[FixtureInfo]:
