@@ -226,7 +226,7 @@ class VLMChooser:
         from recallbench.video.sampling import subsample_indices
 
         size = parse_image_size(self.image_size)
-        out = []
+        out: list[Any] = []
         for path in video_paths:
             offered = subsample_indices(count_frames(path), self.frames_per_video).tolist()
             frames = VideoFrames(path, offered, stamp=True).frames()
