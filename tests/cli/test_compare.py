@@ -42,7 +42,8 @@ def by_agent(block: dict) -> dict[str, dict]:
 def compared(suite, tmp_path_factory):
     out = tmp_path_factory.mktemp("cmp") / "run"
     reply = Reply(content=json.dumps({"chain_of_thought": "", "frame_indices": [0]}))
-    with ChatServer([], default=reply) as server:
+    # the whole comparison runs inside: the server must outlive it even on a loaded machine
+    with ChatServer([], default=reply, lifetime=1800) as server:
         args = ["run", "--suite", str(suite), "--agents", AGENTS, "--out", str(out),
                 "--workers", "2", "--frames", "40",
                 "--agent-arg", "text-memory.model=test-llm",
