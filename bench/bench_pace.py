@@ -152,7 +152,7 @@ def _builtin_env(seed: int) -> Any:
 
 def _door_fixture(env: Any) -> tuple[str, dict]:
     """A side-hinged cabinet door (the commonest SceneMem fixture kind)."""
-    from recallbench.generate.oracle import Oracle
+    from recallbench.world.skills import Oracle
 
     o = Oracle(env)
     for f in env.world_meta["fixtures"]:
@@ -178,7 +178,7 @@ def _free_run(env: Any, length: float) -> tuple[float, float, float]:
 
 
 def builtin_pace(seed: int, door_radius: float) -> dict[str, float]:
-    from recallbench.generate.oracle import Oracle
+    from recallbench.world.skills import Oracle
 
     env = _builtin_env(seed)
     out: dict[str, float] = {}
