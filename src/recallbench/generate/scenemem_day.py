@@ -6,12 +6,9 @@ films, clean up after a failed task, and end the day somewhere random in the kit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from recallbench.generate.scenemem import ScenememKnobs
 
 # fixtures whose contents do not move with a door (drawers carry theirs along)
 SOURCE_EXCLUDE = ("drawer",)
@@ -47,7 +44,8 @@ def describe(name: str, kind: str) -> str:
 class Day:
     """Plans and runs the tasks of one scenario on a live env, recording every step."""
 
-    def __init__(self, env: Any, oracle: Any, rng: np.random.Generator, knobs: ScenememKnobs):
+    def __init__(self, env: Any, oracle: Any, rng: np.random.Generator, knobs: Any):
+        # knobs: a generate.scenemem.ScenememKnobs (not imported: that module imports this one)
         self.env, self.o, self.rng, self.knobs = env, oracle, rng, knobs
         meta = env.world_meta
         self.fixtures = {f["name"]: f for f in meta["fixtures"]}
