@@ -4,52 +4,17 @@ in-process, batched forward calls, a dying server, and --resume after it returns
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
 
-from recallbench.agents.remote import check_server
 from recallbench.agents.remote.wire import pack, unpack
+from support.policy_server import ENV, RECALLBENCH, free_port, start_server, stop
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
-
-RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
-ENV = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(policy_name: str, port: int, *extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [RECALLBENCH, "serve-policy", policy(policy_name), "--port", str(port), *extra],
-        env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read()
-        try:
-            check_server(f"ws://127.0.0.1:{port}", timeout=2)
-            return proc
-        except ValueError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the policy server did not come up")
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait(10)
 
 
 def server_stats(port: int) -> dict:

@@ -21,6 +21,8 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 def _encode(value: Any) -> Any:
     if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:  # its bytes would be pointers
+            raise TypeError("object arrays cannot be sent to a remote policy")
         array = np.ascontiguousarray(value)
         return {ARRAY_TAG: True, "dtype": array.dtype.str, "shape": list(array.shape),
                 "data": array.tobytes()}
