@@ -35,6 +35,8 @@ class RemotePolicyError(RuntimeError):
 class PolicyServerLost(ConnectionError):
     """The server cannot be reached or went away mid-rollout: not the policy's fault."""
 
+    reason = ""  # what the transport said, e.g. "ConnectionRefusedError: ..."
+
 
 def observations_of(env: Any, first_step: bool) -> dict[str, Any]:
     """The env's observation dict (robosuite's ``_get_observations``; the built-in world's is the
@@ -123,7 +125,9 @@ class RemotePolicy:
     def _lost(self, exc: Exception) -> PolicyServerLost:
         reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         self.server_lost = f"policy server {self.url} lost ({reason})"
-        return PolicyServerLost(self.server_lost)
+        lost = PolicyServerLost(self.server_lost)
+        lost.reason = reason
+        return lost
 
     def _drop(self) -> None:
         if self._ws is not None:
@@ -140,7 +144,9 @@ def check_server(url: str, timeout: float = 10.0) -> dict[str, Any]:
     client = RemotePolicy(url, reply_timeout=timeout)
     try:
         return client.hello()
-    except (PolicyServerLost, RemotePolicyError) as exc:
-        raise ValueError(f"--policy {url}: no policy server answers ({exc})") from None
+    except PolicyServerLost as exc:
+        raise ValueError(f"--policy {url}: no policy server answers ({exc.reason})") from None
+    except RemotePolicyError as exc:
+        raise ValueError(f"--policy {url}: {exc}") from None
     finally:
         client.close()
