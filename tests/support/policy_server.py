@@ -22,17 +22,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(policy_name: str, port: int, *extra: str) -> subprocess.Popen:
-    """Serve a policy of support/scenemem_fixtures/policies.py; return once it answers."""
+def start_server(policy_name: str, port: int, *extra: str,
+                 env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Serve a policy of support/scenemem_fixtures/policies.py (or any ``file.py:Class``);
+    return once it answers."""
+    ref = policy_name if ":" in policy_name else policy(policy_name)
     proc = subprocess.Popen(
-        [RECALLBENCH, "serve-policy", policy(policy_name), "--port", str(port), *extra],
-        env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [RECALLBENCH, "serve-policy", ref, "--port", str(port), *extra],
+        env={**ENV, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read()
         try:
-            check_server(f"ws://127.0.0.1:{port}", timeout=2)
+            hello = f"ws://127.0.0.1:{port}"
+            check_server(hello, "ll" if "ll_policies" in ref else "scenemem", timeout=2)
             return proc
         except ValueError:
             time.sleep(0.1)

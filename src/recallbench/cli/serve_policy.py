@@ -12,13 +12,15 @@ import argparse
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "serve-policy",
-        help="host a SceneMem policy over WebSocket for --policy ws://HOST:PORT",
+        help="host a SceneMem (or LL) policy over WebSocket for --policy ws://HOST:PORT",
         description=(
             "Load module:Class once and serve it to every env worker that connects; concurrent "
             "requests go to its get_action_batch(requests) in one call when it has one."
         ),
     )
-    p.add_argument("policy", help="module:Class or path/to/file.py:Class")
+    p.add_argument("policy", help="module:Class or path/to/file.py:Class: a SceneMem policy, or "
+                   "an LL navigation policy (reset(env), act(pose, goal)) for findingdory "
+                   "--ll-policy ws://HOST:PORT")
     p.add_argument("--port", type=int, required=True, help="TCP port (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default "
                    "127.0.0.1; 0.0.0.0 for other machines)")
@@ -35,7 +37,6 @@ def _handle(args: argparse.Namespace) -> int:
     import asyncio
 
     from recallbench.agents.remote.server import PolicyServer, serve
-    from recallbench.benchmarks.scenemem.policy import load_policy_class
     from recallbench.cli.checks import check_positive
     from recallbench.errors import UsageError
 
@@ -44,13 +45,15 @@ def _handle(args: argparse.Namespace) -> int:
     if not 0 <= args.port < 65536:
         raise UsageError("--port", f"must be 0..65535, got {args.port}")
     try:
-        policy_class = load_policy_class(args.policy, args.policy_path)
+        policy_class = _load_class(args.policy, args.policy_path)
     except (ValueError, ImportError) as exc:
         message = str(exc).replace("--policy", "policy", 1)
         raise UsageError("policy", message) from None
     try:
         server = PolicyServer(policy_class, args.policy, max_batch=args.max_batch,
                               batch_wait=args.batch_wait_ms / 1000)
+    except ValueError as exc:  # neither a SceneMem nor an LL policy
+        raise UsageError("policy", str(exc)) from None
     except Exception as exc:
         raise UsageError("policy", f"constructor raised {type(exc).__name__}: {exc}") from None
 
@@ -66,3 +69,18 @@ def _handle(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     return 0
+
+
+def _load_class(ref: str, paths: list[str]) -> type:
+    """A SceneMem policy class as ``--policy`` loads it, else an LL policy (a name of
+    ``recallbench.agents.ll_policies.LL_POLICIES`` or module:Class with reset/act)."""
+    from recallbench.agents.ll_policies import LL_POLICIES
+    from recallbench.agents.registry import resolve_agent
+    from recallbench.benchmarks.scenemem.policy import load_policy_class
+
+    try:
+        return load_policy_class(LL_POLICIES.get(ref, ref), paths)
+    except ValueError as exc:
+        if "no method get_action" not in str(exc):
+            raise
+    return resolve_agent(LL_POLICIES.get(ref, ref))

@@ -213,4 +213,6 @@ def run_ll(
                     log.append(rec)
     finally:
         phase.worlds.close()
+    if phase.lost:  # the rest is recorded; --resume drives these again
+        raise TransientCases({f"LL: {phase.lost[0]}": len(phase.lost)})
     return log_path

@@ -7,11 +7,12 @@ worker; ``wire``: the msgpack message format both speak.
 
 from recallbench.agents.remote.client import (
     PolicyServerLost,
+    RemoteLLPolicy,
     RemotePolicy,
     RemotePolicyError,
     check_server,
     is_remote_policy,
 )
 
-__all__ = ["PolicyServerLost", "RemotePolicy", "RemotePolicyError", "check_server",
-           "is_remote_policy"]
+__all__ = ["PolicyServerLost", "RemoteLLPolicy", "RemotePolicy", "RemotePolicyError",
+           "check_server", "is_remote_policy"]

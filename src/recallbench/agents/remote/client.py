@@ -139,14 +139,43 @@ class RemotePolicy:
         self._drop()
 
 
-def check_server(url: str, timeout: float = 10.0) -> dict[str, Any]:
-    """The server's hello, or a one-line ValueError naming --policy (before any work)."""
+class RemoteLLPolicy(RemotePolicy):
+    """FindingDory's LL interface (``reset(env)``, ``act(pose, goal)``) against a served LL
+    policy: each step sends the base pose and the goal (index, frame, recorded pose)."""
+
+    @property
+    def policy_name(self) -> str:
+        """The served class's name, as the run log names an in-process LL policy."""
+        return str(self._hello.get("policy", "")).rpartition(":")[2] or type(self).__name__
+
+    def reset(self, env: Any) -> None:  # type: ignore[override]
+        self.server_lost = None
+        self._step = 0
+        self._call({"type": "reset", "instruction": "", "video_paths": [], "seed": 0})
+
+    def act(self, pose: np.ndarray, goal: Any) -> int:
+        reply = self._call({"type": "act", "step": self._step, "action_dim": 1,
+                            "observations": {"pose": np.asarray(pose, dtype=np.float64)},
+                            "goal": {"index": int(goal.index), "frame": int(goal.frame),
+                                     "pose": [float(v) for v in goal.pose]}})
+        self._step += 1
+        return int(np.asarray(reply["action"]).reshape(-1)[0])
+
+
+def check_server(url: str, interface: str = "scenemem", flag: str = "--policy",
+                 timeout: float = 10.0) -> dict[str, Any]:
+    """The server's hello, or a one-line ValueError naming the flag (before any work)."""
     client = RemotePolicy(url, reply_timeout=timeout)
     try:
-        return client.hello()
+        hello = client.hello()
     except PolicyServerLost as exc:
-        raise ValueError(f"--policy {url}: no policy server answers ({exc.reason})") from None
+        raise ValueError(f"{flag} {url}: no policy server answers ({exc.reason})") from None
     except RemotePolicyError as exc:
-        raise ValueError(f"--policy {url}: {exc}") from None
+        raise ValueError(f"{flag} {url}: {exc}") from None
     finally:
         client.close()
+    served = hello.get("interface", "scenemem")
+    if served != interface:
+        raise ValueError(f"{flag} {url}: the server hosts a {served} policy "
+                         f"({hello.get('policy')}), not a {interface} one")
+    return hello

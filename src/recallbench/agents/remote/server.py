@@ -29,6 +29,21 @@ from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, 
 BATCH_METHOD = "get_action_batch"
 
 
+def policy_interface(policy_class: type) -> str:
+    """"scenemem" (``get_action(env)`` or the batched method) or "ll" (``act(pose, goal)``,
+    FindingDory's navigation interface); anything else is refused."""
+    if callable(getattr(policy_class, BATCH_METHOD, None)) or callable(
+        getattr(policy_class, "get_action", None)
+    ):
+        return "scenemem"
+    if callable(getattr(policy_class, "act", None)) and callable(
+        getattr(policy_class, "reset", None)
+    ):
+        return "ll"
+    raise ValueError(f"{policy_class.__name__} has neither get_action(env) (SceneMem) nor "
+                     "reset(env) + act(pose, goal) (an LL navigation policy)")
+
+
 @dataclass
 class ActionRequest:
     """One env worker's request for one step, as a batched policy receives it."""
@@ -80,6 +95,7 @@ class PolicyServer:
                  batch_wait: float = 0.005) -> None:
         self.policy_class = policy_class
         self.name = name
+        self.interface = policy_interface(policy_class)
         self.batched = callable(getattr(policy_class, BATCH_METHOD, None))
         self.shared = policy_class() if self.batched else None  # the one model
         self.max_batch = max_batch
@@ -94,7 +110,7 @@ class PolicyServer:
 
     def hello(self) -> dict[str, Any]:
         return {"type": "hello", "protocol": PROTOCOL_VERSION, "policy": self.name,
-                "batched": self.batched,
+                "interface": self.interface, "batched": self.batched,
                 "observation_keys": getattr(self.policy_class, "observation_keys", None)}
 
     async def handler(self, websocket: Any) -> None:
@@ -139,8 +155,13 @@ class PolicyServer:
         try:
             if session.policy is None:
                 session.policy = await loop.run_in_executor(self._card_calls, self.policy_class)
-            await loop.run_in_executor(self._card_calls, session.policy.reset,
-                                       session.rollout.instruction, session.rollout.video_paths)
+            if self.interface == "ll":  # reset(env): a served LL policy gets no world
+                await loop.run_in_executor(self._card_calls, session.policy.reset,
+                                           ObservationEnv({}, 0))
+            else:
+                await loop.run_in_executor(self._card_calls, session.policy.reset,
+                                           session.rollout.instruction,
+                                           session.rollout.video_paths)
         except Exception as exc:
             return {"type": "error", "message": _describe("policy.reset", exc)}
         return {"type": "ok"}
@@ -153,7 +174,11 @@ class PolicyServer:
                                 dict(msg["observations"]), rollout.state)
         self.stats["requests"] += 1
         try:
-            if self.batched:
+            if self.interface == "ll":
+                self._count_forward(1)
+                action = await asyncio.get_running_loop().run_in_executor(
+                    self._card_calls, _ll_act, session.policy, request, msg["goal"])
+            elif self.batched:
                 action = await self._batched_action(request)
             else:
                 self._count_forward(1)
@@ -162,7 +187,8 @@ class PolicyServer:
                     self._card_calls, session.policy.get_action, env)
             return {"type": "action", "action": np.asarray(action, dtype=np.float64)}
         except Exception as exc:
-            where = f"policy.{BATCH_METHOD}" if self.batched else "policy.get_action"
+            where = {"ll": "policy.act", "scenemem": "policy.get_action"}[self.interface]
+            where = f"policy.{BATCH_METHOD}" if self.batched else where
             return {"type": "error", "message": _describe(where, exc)}
 
     # -- batching -------------------------------------------------------------------------
@@ -217,6 +243,15 @@ class PolicyServer:
     def _count_forward(self, size: int) -> None:
         self.stats["forward_calls"] += 1
         self.stats["max_batch"] = max(self.stats["max_batch"], size)
+
+
+def _ll_act(policy: Any, request: ActionRequest, goal: dict[str, Any]) -> list[int]:
+    """One LL step: ``act(pose, LLGoal)`` -> the discrete action, as a 1-element action."""
+    from recallbench.agents.ll_policies import LLGoal
+
+    target = LLGoal(int(goal["index"]), int(goal["frame"]),
+                    tuple(float(v) for v in goal["pose"]))  # type: ignore[arg-type]
+    return [int(policy.act(np.asarray(request.observations["pose"], dtype=float), target))]
 
 
 async def serve(server: PolicyServer, host: str, port: int,
