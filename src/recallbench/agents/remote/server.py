@@ -152,9 +152,12 @@ class PolicyServer:
         if self.batched:
             return {"type": "ok"}
         loop = asyncio.get_running_loop()
-        try:
-            if session.policy is None:
+        if session.policy is None:
+            try:
                 session.policy = await loop.run_in_executor(self._card_calls, self.policy_class)
+            except Exception as exc:
+                return {"type": "error", "message": _describe("policy constructor", exc)}
+        try:
             if self.interface == "ll":  # reset(env): a served LL policy gets no world
                 await loop.run_in_executor(self._card_calls, session.policy.reset,
                                            ObservationEnv({}, 0))
