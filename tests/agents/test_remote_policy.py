@@ -55,8 +55,10 @@ def test_served_policy_gives_the_in_process_results_and_batches(tmp_path, served
     common = ["--data_dir", str(suite), "--max_steps", "40", "--workers", "2", "--seed", "3"]
     scenemem(*common, "--policy", policy(served), "--out", str(tmp_path / "local.json"))
     port = free_port()
-    # A long batch wait makes the two workers' steps meet in one forward call.
-    server = start_server(served, port, "--batch-wait-ms", "200")
+    # A long batch wait makes the two workers' steps meet in one forward call; a forward call
+    # of 20 ms keeps the first worker's rollouts going while the second one starts.
+    slow = "SlowObservationSeeker" if served == "ObservationSeeker" else served
+    server = start_server(slow, port, "--batch-wait-ms", "200")
     try:
         url = f"ws://127.0.0.1:{port}"
         scenemem(*common, "--policy", url, "--out", str(tmp_path / "served.json"))
@@ -71,8 +73,8 @@ def test_served_policy_gives_the_in_process_results_and_batches(tmp_path, served
     steps = sum(r["steps"] for r in local.values())
     assert stats["requests"] == steps  # one request per env step, observations in
     if served == "ObservationSeeker":  # offers get_action_batch: concurrent steps share calls
-        assert stats["max_batch"] == 2
-        assert stats["forward_calls"] <= 0.8 * steps, stats
+        assert stats["max_batch"] == 2, stats
+        assert stats["forward_calls"] < steps, stats
     else:  # the card interface: one call per step, one instance per env worker
         assert stats["forward_calls"] == steps
 
