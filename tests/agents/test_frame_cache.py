@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recallbench.agents.base import FrameQuery
 from recallbench.agents.vlm import VLMAgent
 from recallbench.agents.vlm_images import image_parts, model_images
+from recallbench.benchmarks.findingdory.protocol import FrameQuery
 from recallbench.video import VideoFrames, VideoWriter, subsample_indices
 from support.chat_server import ChatServer, Reply
 

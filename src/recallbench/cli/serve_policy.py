@@ -47,7 +47,7 @@ def _handle(args: argparse.Namespace) -> int:
     try:
         policy_class = _load_class(args.policy, args.policy_path)
     except (ValueError, ImportError) as exc:
-        message = str(exc).replace("--policy", "policy", 1)
+        message = str(exc).removeprefix("--policy: ").replace("--policy", "policy", 1)
         raise UsageError("policy", message) from None
     try:
         server = PolicyServer(policy_class, args.policy, max_batch=args.max_batch,
@@ -72,15 +72,15 @@ def _handle(args: argparse.Namespace) -> int:
 
 
 def _load_class(ref: str, paths: list[str]) -> type:
-    """A SceneMem policy class as ``--policy`` loads it, else an LL policy (a name of
-    ``recallbench.agents.ll_policies.LL_POLICIES`` or module:Class with reset/act)."""
-    from recallbench.agents.ll_policies import LL_POLICIES
-    from recallbench.agents.registry import resolve_agent
+    """A SceneMem policy class as ``--policy`` loads it, else an LL navigation policy (a
+    registry name such as ``stop``, or module:Class with reset(env) and act(pose, goal))."""
+    from recallbench.agents.registry import resolve
     from recallbench.benchmarks.scenemem.policy import load_policy_class
 
     try:
-        return load_policy_class(LL_POLICIES.get(ref, ref), paths)
-    except ValueError as exc:
-        if "no method get_action" not in str(exc):
-            raise
-    return resolve_agent(LL_POLICIES.get(ref, ref))
+        return load_policy_class(ref, paths)
+    except ValueError as scenemem_error:
+        try:
+            return resolve(ref, "navigation")
+        except (ValueError, ImportError):
+            raise scenemem_error from None
