@@ -17,9 +17,9 @@ import pytest
 import tomllib
 
 from recallbench.cli import main
+from support.findingdory_suite import build_suite
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 from support.shared_data import FINDINGDORY_VAL_QA
-from test_findingdory_cli import build_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))

@@ -494,7 +494,7 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130
-    assert f"recallbench scenemem --resume {run_dir}" in err.replace("\n", "")
+    assert f"recallbench scenemem --resume --run-dir {run_dir}" in err.replace("\n", "")
     assert len(records(run_dir)) == 1
     (gate / "closed").unlink()
     run_cli("--resume", "--run-dir", str(run_dir), "--workers", "2")

@@ -19,8 +19,8 @@ from recallbench.cli import main
 from recallbench.cli.run import parse_agent_args
 from recallbench.errors import InputError
 from support.chat_server import ChatServer, Reply
-from test_findingdory_cli import build_suite
-from test_scenemem_baselines import kitchen_suite
+from support.findingdory_suite import build_suite
+from support.kitchen import kitchen_suite
 
 AGENTS = "oracle,blind,random,do-nothing,recency,text-memory"
 
