@@ -13,20 +13,11 @@ from support.policy_server import free_port, start_server, stop
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 STRAIGHT = f"{Path(__file__).resolve().parents[1] / 'support' / 'll_policies.py'}:StraightLL"
-GENERATE = [
-    "generate", "findingdory", "--n", "1", "--seed", "7", "--workers", "1",
-    "--interactions", "2", "--steps", "600", "--rooms", "1", "--width", "120",
-    "--height", "160", "--distractors", "4", "--revisits", "1",
-]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def suite(tmp_path_factory) -> Path:
-    from recallbench.cli import main
-
-    out = tmp_path_factory.mktemp("remote_ll") / "suite"
-    assert main([*GENERATE, "--out", str(out)]) == 0
-    return out
+def suite(findingdory_generated_suite) -> Path:
+    return findingdory_generated_suite  # tests/conftest.py: one tiny generated day
 
 
 def findingdory(suite: Path, out: Path, ll_policy: str, *extra: str) -> int:

@@ -113,7 +113,7 @@ def test_a_dying_server_fails_the_tests_in_flight_and_resume_finishes(tmp_path):
     lines = [line for line in stderr.splitlines() if "not recorded" in line]
     assert len(lines) == 1, stderr
     assert f"policy server {url} lost" in lines[0]
-    assert f"--resume {run_dir}" in lines[0]
+    assert f"--resume --run-dir {run_dir}" in lines[0]
     kept = records(run_dir)
     assert 2 <= len(kept) < 8
     assert not any(r.get("error") for r in kept.values())  # no test blamed on the policy
@@ -121,7 +121,7 @@ def test_a_dying_server_fails_the_tests_in_flight_and_resume_finishes(tmp_path):
 
     server = start_server("SlowObservationSeeker", port)  # the server returns
     try:
-        scenemem("--resume", str(run_dir), "--workers", "2")
+        scenemem("--resume", "--run-dir", str(run_dir), "--workers", "2")
     finally:
         stop(server)
     assert out.read_text() == (tmp_path / "local.json").read_text()

@@ -285,7 +285,8 @@ def _execute(
             progress.update(bar, advance=1, last=f"{result.key}: {status}"[:60])
     if lost:
         print_error(console, f"{len(lost)} test(s) not recorded: {lost[0]}; start the server "
-                             f"again and finish with: recallbench scenemem --resume {run_dir}")
+                             "again and finish with: recallbench scenemem --resume --run-dir "
+                             f"{run_dir}")
 
 
 def _finish(
