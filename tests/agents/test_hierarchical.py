@@ -165,6 +165,7 @@ def test_embedding_memory_retrieves_the_caption(kitchen_data):
     assert len(choice.info["similarities"]) == 3
 
 
+@pytest.mark.slow
 def test_runs_through_recallbench_scenemem_like_any_policy(kitchen_data, tmp_path):
     out = tmp_path / "results.json"
     proc = subprocess.run(

@@ -142,6 +142,7 @@ def test_score_run_rescoring_and_report(suite_dir: Path, tmp_path: Path, capsys)
     assert main(["score", str(tmp_path / "nothing")]) == 2
 
 
+@pytest.mark.slow
 def test_frames_sweep(suite_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     args = [
@@ -161,6 +162,7 @@ def test_frames_sweep(suite_dir: Path, tmp_path: Path) -> None:
     assert s8["overall"]["hl_sr"]["value"] <= s24["overall"]["hl_sr"]["value"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
 def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
     rows = [r for r in json.loads(VAL.read_text()) if len(r["answer"]) == 1][:4]

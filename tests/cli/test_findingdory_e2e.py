@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 SIX = ("hl_sr", "hl_spl", "dtg_sr", "sc_sr", "ll_sr", "ll_spl")
 

@@ -30,6 +30,7 @@ def _echo(request) -> Reply:
         "Authorization", "")})
 
 
+@pytest.mark.slow
 def test_an_echoed_api_key_reaches_no_file_and_no_console(tmp_path, monkeypatch, capfd):
     from recallbench.cli import main
     from support.findingdory_suite import build_suite
@@ -57,6 +58,7 @@ def test_an_echoed_api_key_reaches_no_file_and_no_console(tmp_path, monkeypatch,
 
 
 # ------------------------------------------------ finding 8: one writer, nothing recorded lost
+@pytest.mark.slow
 def test_a_second_resume_on_a_running_folder_is_refused_and_nothing_is_recorded_twice(tmp_path):
     tests = [mini_test(f"t{i}", f"obj{i}") for i in range(6)]
     mini_scenario(tmp_path / "data" / "combo_1", tests)
@@ -84,6 +86,7 @@ def test_a_second_resume_on_a_running_folder_is_refused_and_nothing_is_recorded_
     assert len(keys) == len(set(keys)) == 6
 
 
+@pytest.mark.slow
 def test_results_json_keeps_a_scenario_that_no_longer_loads(tmp_path):
     data = tmp_path / "data"
     mini_scenario(data / "combo_1", [mini_test("a", "bowl"), mini_test("b", "cup")])
@@ -338,6 +341,7 @@ def _alive(pid: int) -> bool:
         return f.read().split()[2] != "Z"
 
 
+@pytest.mark.slow
 def test_crashing_findingdory_agents_fail_their_case_only(tmp_path):
     from support.findingdory_suite import build_suite
 

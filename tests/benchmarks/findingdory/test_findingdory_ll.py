@@ -254,7 +254,7 @@ def test_ll_policies_load_by_name_or_module_path():
     assert isinstance(load_ll_policy("stop"), StopPolicy)
     custom = load_ll_policy("recallbench.agents.ll_policies:GreedyFramePolicy", goal_radius=0.3)
     assert custom.goal_radius == 0.3
-    with pytest.raises(ValueError, match="unknown LL policy"):
+    with pytest.raises(ValueError, match="unknown agent 'teleport'"):
         load_ll_policy("teleport")
     with pytest.raises(ValueError, match="lacks reset"):
         load_ll_policy("collections:OrderedDict")
