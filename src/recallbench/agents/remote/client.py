@@ -25,7 +25,7 @@ DEFAULT_REPLY_TIMEOUT = 120.0
 
 
 def is_remote_policy(ref: str | None) -> bool:
-    return bool(ref) and ref.startswith(REMOTE_SCHEMES)
+    return ref is not None and ref.startswith(REMOTE_SCHEMES)
 
 
 class RemotePolicyError(RuntimeError):
