@@ -25,6 +25,8 @@ BUILTIN_AGENTS: dict[str, str] = {
     "random": "recallbench.agents.baselines:RandomAgent",
     "blind": "recallbench.agents.baselines:BlindAgent",
     "recency": "recallbench.agents.baselines:RecencyAgent",
+    "time-prior": "recallbench.agents.shortcuts:TimePriorAgent",
+    "question-only": "recallbench.agents.shortcuts:QuestionOnlyAgent",
     "vlm": "recallbench.agents.vlm:VLMAgent",
     "text-memory": "recallbench.agents.text_memory:TextMemoryAgent",
     # SceneMem acting policies (built-in world): baselines and the hierarchical agent

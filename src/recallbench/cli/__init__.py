@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "recallbench.report.cli",
     "recallbench.report.viewer.cli",
     "recallbench.agents.cli",
+    "recallbench.cli.audit",
     "recallbench.cli.doctor",
 )
 
