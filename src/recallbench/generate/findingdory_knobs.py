@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+
 MIN_INTERACTIONS = 2  # FindingDory's days hold 2 to 11 pick-and-place interactions
 MAX_INTERACTIONS = 11
 
@@ -41,7 +43,7 @@ class FindingDoryKnobs:
     rooms: int | None = None
     width: int = 480
     height: int = 640
-    subsample: int = 96
+    subsample: int = DEFAULT_FRAMES
     questions: int = 60
     per_template: int = 2
     fps: int = 10

@@ -22,17 +22,14 @@ from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ProcessExecutor, Task, TaskResult
 from recallbench.run.findingdory_worker import AgentSpec, spec_dict
+from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
-from recallbench.run.runlog import RunLog, completed
+from recallbench.run.runlog import RUN_LOG, RunLog, completed
 from recallbench.video.reader import check_video
-
-RECORDS = "runlog.jsonl"
-
 
 # Wall-clock seconds one case may take (a VLM request with its retries fits many times over);
 # a hung agent then costs its case, not the run. --case-timeout overrides it.
-DEFAULT_CASE_TIMEOUT = 900.0
 WORKER_HANDLER = "recallbench.run.findingdory_worker:answer_case"
 
 
@@ -52,7 +49,7 @@ def run_cases(
 ) -> Path:
     """Ask the agent about every case not yet recorded, in worker processes; append one record
     per case. Raises ``TransientCases`` after recording the rest when some got no answer."""
-    log_path = run_dir / RECORDS
+    log_path = run_dir / RUN_LOG
     if log_path.exists() and not resume:
         raise InputError(log_path, None, "run already has records; pass --resume to finish it")
     with run_folder_lock(run_dir):
@@ -66,8 +63,9 @@ def run_cases(
             executor.submit(task)
         offered = {task.key: list(task.payload["query"].offered_frames) for task in tasks}
         with RunLog(log_path) as log, executor:
-            results = executor.results()
-            results = progress(results, len(tasks)) if progress else results
+            results: Iterable[TaskResult] = executor.results()
+            if progress:
+                results = progress(results, len(tasks))
             left = _record_results(results, log, offered)
     if left:
         raise TransientCases(left)
@@ -155,7 +153,7 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
     """
     manifest_path = run_dir / "manifest.json"
     if manifest_path.exists() and overwrite:
-        for name in ("manifest.json", RECORDS, "summary.json"):
+        for name in ("manifest.json", RUN_LOG, "summary.json"):
             (run_dir / name).unlink(missing_ok=True)
     if manifest_path.exists():
         old = read_manifest(run_dir)
@@ -192,7 +190,7 @@ def run_ll(
 ) -> Path:
     """Add an ``ll`` outcome to every recorded case that lacks one (episode by episode)."""
     phase = LLPhase(suite, policy, scoring=scoring, max_steps=max_steps)
-    log_path = run_dir / RECORDS
+    log_path = run_dir / RUN_LOG
     records = completed(log_path)
     cases = list(suite.cases[:limit] if limit else suite.cases)
     by_episode: dict[str, list[tuple[QACase, dict[str, Any]]]] = {}

@@ -35,17 +35,16 @@ from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError
 from recallbench.executor import ProcessExecutor, Task, TaskResult
 from recallbench.io import write_json_atomic
+from recallbench.run.limits import DEFAULT_TEST_TIMEOUT
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
-from recallbench.run.runlog import RunLog, completed
-from recallbench.run.seeds import case_seed
+from recallbench.run.runlog import RUN_LOG, RunLog, completed
+from recallbench.seeding import case_seed
 from recallbench.video.reader import check_video
 
 WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
-RUNLOG = "runlog.jsonl"
 # Wall-clock seconds per test without --test_timeout: a 1,500-step robosuite rollout with camera
 # observations fits many times over; a policy that hangs costs its test, never the run.
-DEFAULT_TEST_TIMEOUT = 3600.0
 
 
 @dataclass
@@ -170,14 +169,14 @@ def run_scenemem(
 ) -> int:
     """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load."""
     console = console or Console(stderr=True)
-    # Fail fast on a bad --policy or --env_factory (both from the command line).
+    # Fail fast on a bad --policy or --env-factory (both from the command line).
     load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
         check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
         _write_manifest(config, run_dir, workers, resume, scenarios)
-        done = completed(run_dir / RUNLOG)
+        done = completed(run_dir / RUN_LOG)
         _execute(config, run_dir, workers, scenarios, errors, done, console)
         return _finish(config, run_dir, scenarios, errors, done, console)
 
@@ -213,8 +212,8 @@ def _write_manifest(
             {"command": sys.argv, "workers": workers, "time": _now()}
         )
     else:
-        if (run_dir / RUNLOG).exists():
-            raise InputError(run_dir / RUNLOG, None, "run folder already used; pass --resume")
+        if (run_dir / RUN_LOG).exists():
+            raise InputError(run_dir / RUN_LOG, None, "run folder already used; pass --resume")
         manifest = build_manifest(
             benchmark="scenemem",
             config=asdict(config),
@@ -259,7 +258,7 @@ def _execute(
         TextColumn("{task.fields[last]}"),
         console=console,
     )
-    with RunLog(run_dir / RUNLOG) as log, progress, executor:
+    with RunLog(run_dir / RUN_LOG) as log, progress, executor:
         bar = progress.add_task("tests", total=total, completed=total - len(pending), last="")
         for result in executor.results():
             scenario, test_id, seed = pending[result.key]
