@@ -32,9 +32,9 @@ DAY_END_RANGE = (19 * 60 + 30, 23 * 60)
 PACE_STRETCHES = (6, 12)
 PACE_SIGMA = 0.7
 # Mean shares of the spare steps: looking before a pick, after a place, resting in rooms.
-IDLE_SHARES = np.array([0.4, 0.45, 0.15])
+IDLE_SHARES = np.array([0.3, 0.34, 0.36])
 IDLE_CONCENTRATION = 12.0  # how far one day's shares stray from those means
-SLOT_CONCENTRATION = 0.7  # a pool's split among its slots: uneven, so chores do not fall at
+SLOT_CONCENTRATION = 0.35  # a pool's split among its slots: uneven, so chores do not fall at
 # the same hours every day
 OPTIONAL_LEGS = ("room", "revisit", "away")  # dropped in this order from a day too short
 
