@@ -178,7 +178,8 @@ def drive(
     world.restore()
     env.teleport(world.start)
     pose = env.base_pose().copy()
-    steps, walked, stops = 0, 0.0, []
+    steps, walked = 0, 0.0
+    stops: list[Any] = []
     trail = [list(pose[:2])]
     try:
         policy.reset(env)

@@ -222,6 +222,7 @@ def test_annotations_agree_with_a_direct_check_in_the_saved_world(suite_dir, epi
                 assert episode.in_room[f, e] == (x0 <= x <= x1 and y0 <= y <= y1)
 
 
+@pytest.mark.slow
 def test_same_seed_gives_the_same_episode(suite_dir, tmp_path):
     again = _generate(tmp_path / "again")
     for name in ("qa.json", "qa_96.json"):
@@ -272,6 +273,7 @@ def test_bad_knobs_are_rejected(kwargs):
         FindingDoryKnobs(**kwargs)
 
 
+@pytest.mark.slow
 def test_a_day_too_short_for_its_chores_fails_clearly():
     from recallbench.generate.findingdory_day import DayFailed, run_day
     from recallbench.world.env import HomeEnv

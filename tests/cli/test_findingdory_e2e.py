@@ -12,18 +12,16 @@ import json
 
 import pytest
 
-from test_findingdory_ll import generated_suite
-
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 SIX = ("hl_sr", "hl_spl", "dtg_sr", "sc_sr", "ll_sr", "ll_spl")
 
 
 @pytest.fixture(scope="module")
-def oracle_run(tmp_path_factory):
+def oracle_run(tmp_path_factory, findingdory_generated_suite):
     from recallbench.cli import main
 
-    suite = generated_suite(tmp_path_factory)
+    suite = findingdory_generated_suite
     run = tmp_path_factory.mktemp("fd_e2e") / "oracle"
     argv = ["findingdory", "--data", str(suite), "--agent", "oracle", "--ll", "--out", str(run)]
     assert main(argv) == 0

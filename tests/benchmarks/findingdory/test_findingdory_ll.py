@@ -8,34 +8,17 @@ stored ground truth (the arrays written at generation), never from the code unde
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytestmark = pytest.mark.timeout(600)
 
-GENERATE = [
-    "generate", "findingdory", "--n", "1", "--seed", "7", "--workers", "1",
-    "--interactions", "2", "--steps", "600", "--rooms", "1", "--width", "120",
-    "--height", "160", "--distractors", "4", "--revisits", "1",
-]  # fmt: skip
-
-
-def generated_suite(tmp_path_factory) -> Path:
-    """The tiny suite, generated once per session: the e2e test's identical command resumes it."""
-    from recallbench.cli import main
-
-    out = tmp_path_factory.getbasetemp() / "fd_ll_suite"
-    assert main([*GENERATE, "--out", str(out)]) == 0
-    return out
-
-
 @pytest.fixture(scope="module")
-def suite(tmp_path_factory):
+def suite(findingdory_generated_suite):
     from recallbench.benchmarks.findingdory.data import load_suite
 
-    return load_suite(generated_suite(tmp_path_factory))
+    return load_suite(findingdory_generated_suite)
 
 
 @pytest.fixture(scope="module")
@@ -271,7 +254,7 @@ def test_ll_policies_load_by_name_or_module_path():
     assert isinstance(load_ll_policy("stop"), StopPolicy)
     custom = load_ll_policy("recallbench.agents.ll_policies:GreedyFramePolicy", goal_radius=0.3)
     assert custom.goal_radius == 0.3
-    with pytest.raises(ValueError, match="unknown LL policy"):
+    with pytest.raises(ValueError, match="unknown agent 'teleport'"):
         load_ll_policy("teleport")
     with pytest.raises(ValueError, match="lacks reset"):
         load_ll_policy("collections:OrderedDict")
@@ -310,9 +293,8 @@ def test_official_scoring_stops_at_the_start_when_hl_fails(suite, episode, world
 
 def test_generated_suite_metrics_agree_with_the_reference_scorer(suite, episode):
     """Findings 4 and 5 on a generated suite: DTG-SR, SC-SR (both modes) and HL-SPL of every
-    single-goal case at every 5th frame, recallbench against tests/findingdory_reference.py."""
-    import findingdory_reference as ref
-
+    single-goal case at every 5th frame, recallbench against support/findingdory_reference.py."""
+    import support.findingdory_reference as ref
     from recallbench.benchmarks.findingdory.scoring import score_case
 
     kinds = [e.kind for e in episode.entities]

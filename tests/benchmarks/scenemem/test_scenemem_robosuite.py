@@ -42,6 +42,7 @@ def set_joint(env, joint: str, value: float) -> None:
     sim.forward()
 
 
+@pytest.mark.slow
 def test_card_loading_steps_and_success_rule_on_robosuite(data_dir):
     scenario = load_scenario(data_dir / "combo_900_L0_S0_0001")
     env = make_scenario_env(scenario)
@@ -76,6 +77,7 @@ def test_card_loading_steps_and_success_rule_on_robosuite(data_dir):
         env.close()
 
 
+@pytest.mark.slow
 def test_cli_end_to_end_headless_on_robosuite(data_dir, tmp_path):
     out = tmp_path / "results.json"
     proc = subprocess.run(

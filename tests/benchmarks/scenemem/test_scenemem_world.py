@@ -74,6 +74,7 @@ def test_builtin_world_loads_through_the_card_steps_and_scores(world_scenario):
     env.close()
 
 
+@pytest.mark.slow
 def test_cli_runs_on_the_builtin_world(world_scenario, tmp_path):
     root, _ = world_scenario
     out = tmp_path / "results.json"

@@ -359,7 +359,7 @@ def test_a_cli_run_records_model_and_prompt_hash_in_its_manifest(tmp_path: Path)
     """`recallbench findingdory --agent vlm` against the server: the run manifest names the model
     and the prompt file's hash, which move the numbers."""
     from recallbench.cli import main
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     suite = build_suite(tmp_path / "suite")
     run = tmp_path / "run"

@@ -37,6 +37,7 @@ def _chunk(path: Path) -> object:
     return json.loads(text[text.index(",") + 1:text.rindex(")")])
 
 
+@pytest.mark.slow
 def test_scenemem_runs_record_a_per_step_trace(cmp_dir):
     records = _records(cmp_dir / "scenemem" / "blind" / "run")
     assert records
@@ -59,6 +60,7 @@ def test_scenemem_runs_record_a_per_step_trace(cmp_dir):
         assert all(x0 <= x <= x1 and y0 <= y <= y1 for x, y, _ in tr["base"])
 
 
+@pytest.mark.slow
 def test_run_writes_the_viewer_with_thumbnail_files_and_links_it(cmp_dir):
     viewer = cmp_dir / "viewer"
     assert (viewer / "index.html").is_file()
@@ -75,6 +77,7 @@ def test_run_writes_the_viewer_with_thumbnail_files_and_links_it(cmp_dir):
     assert "by object category" in report and "Gain over the memoryless baseline" in report
 
 
+@pytest.mark.slow
 def test_a_second_view_reuses_every_thumbnail(cmp_dir, capsys):
     thumbs = {p: p.stat().st_mtime_ns for p in (cmp_dir / "viewer" / "thumbs").rglob("*.jpg")}
     assert main(["view", str(cmp_dir)]) == 0
@@ -84,6 +87,7 @@ def test_a_second_view_reuses_every_thumbnail(cmp_dir, capsys):
     assert {p: p.stat().st_mtime_ns for p in thumbs} == thumbs
 
 
+@pytest.mark.slow
 def test_paired_tests_and_gains_use_the_same_cases(cmp_dir):
     fd = read_overview(cmp_dir / "viewer")["benchmarks"]["findingdory"]
     paired = fd["paired"]
@@ -96,6 +100,7 @@ def test_paired_tests_and_gains_use_the_same_cases(cmp_dir):
     assert [g["agent"] for g in paired["gains"]] == ["oracle"]  # random is no memory agent
 
 
+@pytest.mark.slow
 def test_view_of_one_run_and_of_an_older_run_without_traces(cmp_dir, tmp_path):
     old = tmp_path / "old_run"
     shutil.copytree(cmp_dir / "scenemem" / "blind" / "run", old)
@@ -116,6 +121,7 @@ def test_view_names_a_folder_that_is_no_run(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and str(tmp_path) in err and "manifest.json" in err
 
 
+@pytest.mark.slow
 def test_serve_refreshes_from_the_run_log(cmp_dir, tmp_path):
     run = tmp_path / "live_run"
     shutil.copytree(cmp_dir / "findingdory" / "random", run)
@@ -164,6 +170,7 @@ BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--disable-sync"]
 
 
+@pytest.mark.slow
 def test_viewer_in_chromium(cmp_dir, tmp_path):
     """Overview, a filter, a failing case of each benchmark with its frames; no console error.
     Screenshots of every page land in tmp_path/shots for a human to look at."""
@@ -250,6 +257,7 @@ def test_viewer_in_chromium(cmp_dir, tmp_path):
     assert errors == []
 
 
+@pytest.mark.slow
 def test_a_served_page_follows_a_run_in_progress(cmp_dir, tmp_path):
     """--serve: an open page reloads itself when the run log grows (a file:// page would not)."""
     sync_api = _browser()

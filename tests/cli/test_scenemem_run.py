@@ -55,6 +55,7 @@ def random_data(root: Path, n: int = 6) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_card_command_results_breakdowns_and_manifest(tmp_path):
     data = tmp_path / "data"
     mini_scenario(
@@ -140,6 +141,7 @@ def test_card_command_results_breakdowns_and_manifest(tmp_path):
     assert "SceneMem memory success by fixture type" in proc.stderr
 
 
+@pytest.mark.slow
 def test_faults_fail_only_their_test_with_the_reason(tmp_path):
     modes = [
         "raise_reset",
@@ -187,6 +189,7 @@ def test_faults_fail_only_their_test_with_the_reason(tmp_path):
     assert json.loads(out.read_text())["summary"] == {"total": 9, "memory": 0}
 
 
+@pytest.mark.slow
 def test_broken_policy_constructor_fails_each_test_and_bad_reference_exits(tmp_path):
     mini_scenario(tmp_path / "data" / "combo_001_L1_S1_0001", [mini_test("a", "a")])
     run_cli(
@@ -214,6 +217,7 @@ def test_broken_policy_constructor_fails_each_test_and_bad_reference_exits(tmp_p
     assert "has no attribute 'NoSuchPolicy'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
     data = tmp_path / "data"
     good = [mini_test("a", "bowl")]
@@ -275,6 +279,7 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
     assert summary["by_task"]["find_target"]["errors"] == 1
 
 
+@pytest.mark.slow
 def test_no_camera_obs_flag_is_recorded_in_the_run_config(tmp_path):
     data = tmp_path / "data"
     mini_scenario(data / "combo_001_good", [mini_test("a", "bowl")])
@@ -288,6 +293,7 @@ def test_no_camera_obs_flag_is_recorded_in_the_run_config(tmp_path):
     assert manifest["config"]["camera_obs"] is True
 
 
+@pytest.mark.slow
 def test_one_worker_and_many_workers_give_identical_results(tmp_path):
     data = random_data(tmp_path / "data")
     for w in ("1", "3"):
@@ -312,6 +318,7 @@ def test_one_worker_and_many_workers_give_identical_results(tmp_path):
     assert len({r["min_distance"] for r in one.values()}) == len(one)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_after", [0, 3])
 def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, kill_after):
     data = random_data(tmp_path / "data", n=8)
@@ -356,6 +363,7 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, kill_after):
     assert len(json.loads((run_dir / "manifest.json").read_text())["resumes"]) == 1
 
 
+@pytest.mark.slow
 def test_resume_refuses_settings_that_would_change_results(tmp_path):
     data = random_data(tmp_path / "data", n=2)
     run_cli(
@@ -418,6 +426,7 @@ class MyPolicy(BasePolicy):
 """
 
 
+@pytest.mark.slow
 def test_a_policy_written_for_the_card_runs_unchanged(tmp_path):
     repo = tmp_path / "scene-mem-benchmark"
     (repo / "eval").mkdir(parents=True)
@@ -463,6 +472,7 @@ def test_a_policy_written_for_the_card_runs_unchanged(tmp_path):
     assert json.loads((tmp_path / "r2.json").read_text()) == results
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
     """SIGINT arrives in a known state, never by the clock: one test recorded and the next one
     under way, held there by a gate (the run cannot finish before the signal)."""
@@ -494,7 +504,7 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130
-    assert f"recallbench scenemem --resume {run_dir}" in err.replace("\n", "")
+    assert f"recallbench scenemem --resume --run-dir {run_dir}" in err.replace("\n", "")
     assert len(records(run_dir)) == 1
     (gate / "closed").unlink()
     run_cli("--resume", "--run-dir", str(run_dir), "--workers", "2")

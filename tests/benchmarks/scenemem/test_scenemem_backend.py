@@ -33,7 +33,7 @@ def test_builtin_world_names_go_to_the_world_factory():
 
 def test_explicit_factory_wins(scenario):
     factory = backend.resolve_factory("Door", MINI_FACTORY)
-    assert factory.__name__ == "make_env" and factory.__module__ == "mini_env"
+    assert factory.__name__ == "make_env" and "mini_env" in factory.__module__
     env = backend.make_scenario_env(scenario)
     assert type(env).__name__ == "MiniKitchenEnv"
 

@@ -48,6 +48,7 @@ def _scenarios(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.name.startswith("combo_"))
 
 
+@pytest.mark.slow
 def test_suite_layout_and_probes(suite):
     dirs = _scenarios(suite)
     assert [d.name[:11] for d in dirs] == ["combo_0000_", "combo_0001_"]
@@ -95,6 +96,7 @@ def _run(suite: Path, policy: str, out: Path) -> dict:
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_privileged_policy_scores_100_and_do_nothing_0(suite, tmp_path):
     good = _run(suite, PRIVILEGED, tmp_path / "privileged.json")
     total = sum(len(json.loads((d / "eval_spec.json").read_text())["tests"])
@@ -104,6 +106,7 @@ def test_privileged_policy_scores_100_and_do_nothing_0(suite, tmp_path):
     assert none["summary"] == {"total": total, "memory": 0}
 
 
+@pytest.mark.slow
 def test_sink_probes_are_generated_and_passed_by_turning_the_handle(tmp_path):
     out = tmp_path / "sinks"
     assert main(["generate", "scenemem", "--out", str(out), "--n", "1", "--seed", "5",
@@ -123,6 +126,7 @@ def test_sink_probes_are_generated_and_passed_by_turning_the_handle(tmp_path):
     assert good["summary"] == {"total": len(spec["tests"]), "memory": len(spec["tests"])}
 
 
+@pytest.mark.slow
 def test_rerun_with_other_knobs_is_refused(suite, capsys):
     assert _generate(suite, "--idle", "3") == 2
     err = capsys.readouterr().err
@@ -183,6 +187,7 @@ def test_same_seed_gives_identical_files(suite, resumed):
     assert (suite / "suite.json").read_bytes() == (out / "suite.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_frame_strip_shows_each_target_probe(suite, tmp_path):
     d = _scenarios(suite)[0]
     spec = json.loads((d / "eval_spec.json").read_text())

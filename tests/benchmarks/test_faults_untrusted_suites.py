@@ -40,6 +40,7 @@ def test_builtins_exec_through_recallbench_run_is_refused(tmp_path):
     assert "env_args.json: env_factory: 'builtins:exec'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_the_command_line_factory_still_builds_the_env(tmp_path):
     mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
     proc = cli("scenemem", "--data_dir", str(tmp_path / "data"), "--policy",
@@ -66,6 +67,7 @@ class MyPolicy(BasePolicy):
 """
 
 
+@pytest.mark.slow
 def test_the_data_repo_cannot_shadow_installed_packages(tmp_path):
     repo = tmp_path / "repo"
     (repo / "eval").mkdir(parents=True)
@@ -97,6 +99,7 @@ OUTSIDE = '<mujocoinclude><asset><texture name="leak" type="2d" builtin="checker
           'height="8"/></asset></mujocoinclude>'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["absolute", "relative"])
 def test_model_includes_outside_the_scenario_are_refused(tmp_path, where):
     outside = tmp_path / "outside.xml"
@@ -118,6 +121,7 @@ def test_model_includes_outside_the_scenario_are_refused(tmp_path, where):
         assert "produced no answer" in error_lines(proc.stderr)[-1]
 
 
+@pytest.mark.slow
 def test_an_include_inside_the_scenario_resolves_there_and_trust_suite_allows_outside(tmp_path):
     scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
     (scen / "env" / "parts.xml").write_text(OUTSIDE)

@@ -23,10 +23,8 @@ from recallbench.agents.hierarchical import (
     parse_fixture_answer,
     read_subtask_captions,
 )
-from recallbench.benchmarks.scenemem.backend import make_scenario_env
-from recallbench.benchmarks.scenemem.spec import load_scenario
 from support.chat_server import ChatServer, Recorded, Reply
-from test_scenemem_baselines import kitchen_suite, rate, rollouts
+from support.kitchen import rate, rollouts
 
 FIXTURES = [
     {"name": "microwave", "type": "microwave", "doors": [{}]},
@@ -35,19 +33,6 @@ FIXTURES = [
     {"name": "fridge", "type": "fridge", "doors": [{}]},
     {"name": "counter_1", "type": "counter"},
 ]
-
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory) -> Path:
-    return kitchen_suite(tmp_path_factory.mktemp("hier") / "data")
-
-
-@pytest.fixture(scope="module")
-def scenario(data):
-    scenario = load_scenario(next(data.iterdir()))
-    env = make_scenario_env(scenario)
-    yield scenario, env
-    env.close()
 
 
 def test_caption_parsing_and_fixture_mentions(tmp_path):
@@ -66,8 +51,8 @@ def test_caption_parsing_and_fixture_mentions(tmp_path):
         assert read_subtask_captions(path) == ["a", "b"]
 
 
-def test_subtask_memory_answers_from_captions(data):
-    videos = [str(p) for p in sorted((next(data.iterdir()) / "videos").glob("*.mp4"))]
+def test_subtask_memory_answers_from_captions(kitchen_data):
+    videos = [str(p) for p in sorted((next(kitchen_data.iterdir()) / "videos").glob("*.mp4"))]
     chooser = SubtaskTextChooser()
     bowl = chooser.choose("Show me where the bowl is placed.", videos, FIXTURES)
     assert bowl.fixture == "microwave"  # not the fridge it came from
@@ -79,8 +64,8 @@ def test_subtask_memory_answers_from_captions(data):
         SubtaskTextChooser(answerer="llm")
 
 
-def test_privileged_memory_reads_the_spec(data):
-    videos = [str(p) for p in sorted((next(data.iterdir()) / "videos").glob("*.mp4"))]
+def test_privileged_memory_reads_the_spec(kitchen_data):
+    videos = [str(p) for p in sorted((next(kitchen_data.iterdir()) / "videos").glob("*.mp4"))]
     chooser = PrivilegedChooser()
     assert chooser.choose("Show me where the mug is placed.", videos, FIXTURES).fixture == "fridge"
     miss = chooser.choose("Show me where the kettle is placed.", videos, FIXTURES)
@@ -125,8 +110,8 @@ def _vlm_reply(request: Recorded) -> Reply:
     return Reply(content=json.dumps({"chain_of_thought": "saw it", "fixture": fixture}))
 
 
-def test_vlm_memory_sends_frames_and_parses_the_answer(data, tmp_path):
-    videos = [str(p) for p in sorted((next(data.iterdir()) / "videos").glob("*.mp4"))]
+def test_vlm_memory_sends_frames_and_parses_the_answer(kitchen_data, tmp_path):
+    videos = [str(p) for p in sorted((next(kitchen_data.iterdir()) / "videos").glob("*.mp4"))]
     with ChatServer(_vlm_reply) as server:
         chooser = VLMChooser("test-vlm", base_url=server.base_url, frames_per_video=4,
                              image_size=64, cache_dir=str(tmp_path / "cache"), max_retries=0)
@@ -168,22 +153,24 @@ def test_controller_needs_the_builtin_world():
 
 
 @pytest.mark.embeddings
-def test_embedding_memory_retrieves_the_caption(data):
+def test_embedding_memory_retrieves_the_caption(kitchen_data):
     from recallbench.agents.embeddings import embeddings_available
 
     if not embeddings_available():
         pytest.skip("embeddings extra not installed")
-    videos = [str(p) for p in sorted((next(data.iterdir()) / "videos").glob("*.mp4"))]
+    videos = [str(p) for p in sorted((next(kitchen_data.iterdir()) / "videos").glob("*.mp4"))]
     chooser = SubtaskTextChooser(answerer="embedding")
     choice = chooser.choose("Show me where the bowl is placed.", videos, FIXTURES)
     assert choice.fixture == "microwave", choice.info
     assert len(choice.info["similarities"]) == 3
 
 
-def test_runs_through_recallbench_scenemem_like_any_policy(data, tmp_path):
+@pytest.mark.slow
+def test_runs_through_recallbench_scenemem_like_any_policy(kitchen_data, tmp_path):
     out = tmp_path / "results.json"
     proc = subprocess.run(
-        [str(Path(sys.executable).with_name("recallbench")), "scenemem", "--data_dir", str(data),
+        [str(Path(sys.executable).with_name("recallbench")), "scenemem",
+         "--data_dir", str(kitchen_data),
          "--policy", "recallbench.agents.hierarchical:HierarchicalSubtasks", "--out", str(out),
          "--workers", "1"],
         capture_output=True, text=True, timeout=300,

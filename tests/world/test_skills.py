@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from recallbench.generate.oracle import Oracle
 from recallbench.generate.recorder import FrameRecorder
 from recallbench.video.reader import count_frames
+from recallbench.world.skills import Oracle
 
 
 @pytest.fixture(scope="module")

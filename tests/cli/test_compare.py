@@ -19,8 +19,8 @@ from recallbench.cli import main
 from recallbench.cli.run import parse_agent_args
 from recallbench.errors import InputError
 from support.chat_server import ChatServer, Reply
-from test_findingdory_cli import build_suite
-from test_scenemem_baselines import kitchen_suite
+from support.findingdory_suite import build_suite
+from support.kitchen import kitchen_suite
 
 AGENTS = "oracle,blind,random,do-nothing,recency,text-memory"
 
@@ -42,7 +42,8 @@ def by_agent(block: dict) -> dict[str, dict]:
 def compared(suite, tmp_path_factory):
     out = tmp_path_factory.mktemp("cmp") / "run"
     reply = Reply(content=json.dumps({"chain_of_thought": "", "frame_indices": [0]}))
-    with ChatServer([], default=reply) as server:
+    # the whole comparison runs inside: the server must outlive it even on a loaded machine
+    with ChatServer([], default=reply, lifetime=1800) as server:
         args = ["run", "--suite", str(suite), "--agents", AGENTS, "--out", str(out),
                 "--workers", "2", "--frames", "40",
                 "--agent-arg", "text-memory.model=test-llm",
@@ -55,6 +56,7 @@ def compared(suite, tmp_path_factory):
     return out, json.loads((out / "comparison.json").read_text()), args, sent
 
 
+@pytest.mark.slow
 def test_scenemem_table_orders_the_baselines(compared):
     _, comparison, _, _ = compared
     sm = by_agent(comparison["benchmarks"]["scenemem"])
@@ -74,6 +76,7 @@ def test_scenemem_table_orders_the_baselines(compared):
     assert sm["recency"]["status"] == "skipped"  # a frame-selection agent cannot act
 
 
+@pytest.mark.slow
 def test_findingdory_table_has_intervals_and_n(compared):
     _, comparison, _, sent = compared
     fd = by_agent(comparison["benchmarks"]["findingdory"])
@@ -88,6 +91,7 @@ def test_findingdory_table_has_intervals_and_n(compared):
     assert sent and any("picks up the mug" in t for t in sent)
 
 
+@pytest.mark.slow
 def test_outputs_png_and_html(compared):
     out, comparison, _, _ = compared
     for bench in ("scenemem", "findingdory"):
@@ -109,6 +113,7 @@ def test_outputs_png_and_html(compared):
         assert all((out / d).is_dir() and not Path(d).is_absolute() for d in run_dirs), bench
 
 
+@pytest.mark.slow
 def test_rerun_resumes_without_running_agents_again(compared):
     out, first, args, _ = compared
     logs = [*out.glob("scenemem/*/run/runlog.jsonl"), *out.glob("findingdory/*/runlog.jsonl")]
@@ -227,5 +232,5 @@ def test_an_agent_with_no_loadable_scenario_fails_instead_of_scoring_zero(tmp_pa
     main(["run", "--suite", str(data), "--agents", "oracle", "--out", str(out), "--workers", "1"])
     block = json.loads((out / "comparison.json").read_text())["benchmarks"]["scenemem"]
     (oracle,) = block["agents"]
-    assert oracle["status"] == "failed" and "no test ran" in oracle["note"]
+    assert oracle["status"] == "failed" and "no case ran" in oracle["note"]
     assert oracle["n"] == 0 and not oracle["metrics"]

@@ -37,6 +37,7 @@ def answer_all(suite, agent) -> dict[str, dict]:
     return records
 
 
+@pytest.mark.slow
 def test_oracle_end_to_end_matches_5595(tmp_path: Path, suite, capsys) -> None:
     run = tmp_path / "oracle"
     assert main(["findingdory", "--data", str(VAL), "--agent", "oracle", "--out", str(run)]) == 0

@@ -30,9 +30,10 @@ def _echo(request) -> Reply:
         "Authorization", "")})
 
 
+@pytest.mark.slow
 def test_an_echoed_api_key_reaches_no_file_and_no_console(tmp_path, monkeypatch, capfd):
     from recallbench.cli import main
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     monkeypatch.setenv("RB_TEST_KEY", SECRET)
     suite = build_suite(tmp_path / "suite")
@@ -57,6 +58,7 @@ def test_an_echoed_api_key_reaches_no_file_and_no_console(tmp_path, monkeypatch,
 
 
 # ------------------------------------------------ finding 8: one writer, nothing recorded lost
+@pytest.mark.slow
 def test_a_second_resume_on_a_running_folder_is_refused_and_nothing_is_recorded_twice(tmp_path):
     tests = [mini_test(f"t{i}", f"obj{i}") for i in range(6)]
     mini_scenario(tmp_path / "data" / "combo_1", tests)
@@ -84,6 +86,7 @@ def test_a_second_resume_on_a_running_folder_is_refused_and_nothing_is_recorded_
     assert len(keys) == len(set(keys)) == 6
 
 
+@pytest.mark.slow
 def test_results_json_keeps_a_scenario_that_no_longer_loads(tmp_path):
     data = tmp_path / "data"
     mini_scenario(data / "combo_1", [mini_test("a", "bowl"), mini_test("b", "cup")])
@@ -103,7 +106,7 @@ def test_results_json_keeps_a_scenario_that_no_longer_loads(tmp_path):
 def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
     from recallbench.cli import main
     from recallbench.run.lock import run_folder_lock
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     suite = build_suite(tmp_path / "suite")
     run = tmp_path / "run"
@@ -129,8 +132,8 @@ def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
 
 # ------------------------------------------------------------- findings 7 and 9: the VLM client
 def _vlm_query(tmp_path: Path):
-    from recallbench.benchmarks.findingdory.protocol import FrameQuery
-    from test_findingdory_cli import build_suite
+    from recallbench.agents.base import FrameQuery
+    from support.findingdory_suite import build_suite
 
     suite = build_suite(tmp_path / "suite")
     return FrameQuery("c1", "The robot's goal is: find the mug.",
@@ -151,7 +154,7 @@ def test_a_trickling_reply_is_cut_off_at_the_total_deadline(tmp_path):
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from recallbench.benchmarks.findingdory.protocol import TransientError
+    from recallbench.agents.base import TransientError
 
     class Trickle(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -192,7 +195,7 @@ def test_a_huge_reply_is_refused_not_stored(tmp_path):
 
 def test_every_client_setting_is_reachable_from_the_command_line(tmp_path, capsys):
     from recallbench.cli import main
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     suite = build_suite(tmp_path / "suite")
     with ChatServer([], default=Reply(GOOD)) as server:
@@ -213,7 +216,7 @@ def test_every_client_setting_is_reachable_from_the_command_line(tmp_path, capsy
 
 def test_transient_failures_are_not_recorded_and_resume_asks_again(tmp_path, capsys):
     from recallbench.cli import main
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     suite = build_suite(tmp_path / "suite")
     run = tmp_path / "run"
@@ -248,7 +251,7 @@ def test_a_failing_cache_write_keeps_the_reply(tmp_path, monkeypatch):
 
 
 def test_a_video_that_fails_to_decode_is_its_own_transient_failure(tmp_path):
-    from recallbench.benchmarks.findingdory.protocol import FrameQuery, TransientError
+    from recallbench.agents.base import FrameQuery, TransientError
 
     garbage = tmp_path / "garbage.mp4"
     garbage.write_bytes(os.urandom(4096))
@@ -263,7 +266,7 @@ def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
     import socket
 
     from recallbench.cli import main
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -286,7 +289,7 @@ def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
 # ------------------------------------------- finding 6: FindingDory agents run in worker processes
 CRASHING_AGENT = '''
 import ctypes, math, os, subprocess, sys, time
-from recallbench.benchmarks.findingdory.protocol import FrameAnswer
+from recallbench.agents.base import FrameAnswer
 
 class Crashing:
     name = "crashing"
@@ -338,8 +341,9 @@ def _alive(pid: int) -> bool:
         return f.read().split()[2] != "Z"
 
 
+@pytest.mark.slow
 def test_crashing_findingdory_agents_fail_their_case_only(tmp_path):
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     suite = build_suite(tmp_path / "suite")
     (tmp_path / "crashing.py").write_text(CRASHING_AGENT)

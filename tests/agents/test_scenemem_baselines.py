@@ -9,11 +9,7 @@ memoryless search exactly 1/2 (it finds the microwave, runs out of steps before 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
-import pytest
 
 from recallbench.agents.hierarchical import HierarchicalPrivileged, HierarchicalRandom
 from recallbench.agents.scenemem_baselines import (
@@ -21,68 +17,10 @@ from recallbench.agents.scenemem_baselines import (
     RandomActionPolicy,
     nearest_fixture,
 )
-from recallbench.benchmarks.scenemem.backend import load_start, make_scenario_env
+from recallbench.benchmarks.scenemem.backend import load_start
 from recallbench.benchmarks.scenemem.rollout import run_rollout
-from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.seeding import seed_globals
-from support.scenemem_fixtures.build import write_scenario
-
-world_env = pytest.importorskip("recallbench.world.env")
-
-BUDGET = 300
-PROBES = (("bowl", "microwave"), ("mug", "fridge"))
-CAPTIONS = [
-    "Pick the mug from the counter and place it in the fridge.",
-    "Pick the bowl from the fridge and place it in the microwave.",
-    "Open the oven door and close it again.",
-]
-
-
-def kitchen_suite(data: Path, name: str = "combo_0900_L0_S0_0") -> Path:
-    """A real scenario folder of the built-in kitchen with the two probes and subtask captions."""
-    env = world_env.make_env("RecallbenchKitchen", seed=0)
-    env.reset()
-    fixtures = {f["name"]: f for f in env.world_meta["fixtures"]}
-    keep = ("name", "type", "body_name", "joint_names")
-    tests = [
-        {"test_id": f"target_{cat}", "object": f"obj_{cat}_1", "category": cat,
-         "fixture": {k: fixtures[fx][k] for k in keep}, "max_steps": BUDGET}
-        for cat, fx in PROBES
-    ]
-    root = write_scenario(
-        data / name, tests, env.xml, env.sim.get_state().flatten(),
-        {"env_name": "RecallbenchKitchen", "env_kwargs": {"seed": 0}}, env.get_ep_meta(),
-    )
-    tasks = [{"index": i, "instruction": c} for i, c in enumerate(CAPTIONS)]
-    (root / "videos" / "subtasks.json").write_text(json.dumps({"fps": 20, "tasks": tasks}))
-    env.close()
-    return data
-
-
-@pytest.fixture(scope="module")
-def scenario(tmp_path_factory):
-    data = kitchen_suite(tmp_path_factory.mktemp("kitchen") / "data")
-    scenario = load_scenario(next(data.iterdir()))
-    env = make_scenario_env(scenario)
-    yield scenario, env
-    env.close()
-
-
-def rollouts(scenario_env, policy) -> dict[str, object]:
-    """Each test from its start state, seeded per test as the harness's workers do."""
-    scenario, env = scenario_env
-    out = {}
-    for k, test in enumerate(scenario.spec.tests):
-        seed_globals(k)
-        load_start(env, scenario)
-        out[test.test_id] = run_rollout(env, policy, scenario, test, test.max_steps,
-                                        Thresholds())
-    return out
-
-
-def rate(outcomes: dict) -> float:
-    return sum(o.memory for o in outcomes.values()) / len(outcomes)
+from support.kitchen import BUDGET, rate, rollouts
 
 
 def test_privileged_reaches_every_probe_through_actions(scenario):
