@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "recallbench.cli.report",
     "recallbench.cli.view",
     "recallbench.cli.agents",
+    "recallbench.cli.audit",
     "recallbench.cli.doctor",
 )
 
