@@ -25,9 +25,11 @@ COMMAND_MODULES = (
     "recallbench.cli.generate",
     "recallbench.cli.world",
     "recallbench.cli.run",
+    "recallbench.cli.serve_policy",
     "recallbench.cli.report",
     "recallbench.cli.view",
     "recallbench.cli.agents",
+    "recallbench.cli.audit",
     "recallbench.cli.doctor",
 )
 

@@ -94,7 +94,10 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
     except TransientCases as exc:  # the rest is recorded and scored; --resume finishes
         warnings.append(f"K={budget}: {exc}")
     if ll_policy is not None:
-        _run_ll(args, suite, run_dir, ll_policy)
+        try:
+            _run_ll(args, suite, run_dir, ll_policy)
+        except TransientCases as exc:  # a served LL policy's server went away
+            warnings.append(f"K={budget}: {exc}")
     return score_run(run_dir, scoring=args.scoring, suite=suite)
 
 
@@ -108,6 +111,14 @@ def _ll_policy(args: argparse.Namespace, suite: Any) -> Any:
         raise InputError(
             args.data, "--ll", "the LL phase needs a generated suite with episode worlds"
         )
+    from recallbench.agents.remote import RemoteLLPolicy, check_server, is_remote_policy
+
+    if is_remote_policy(args.ll_policy):  # served by `recallbench serve-policy`
+        try:
+            check_server(args.ll_policy, "ll", "--ll-policy")
+        except ValueError as exc:
+            raise UsageError("", str(exc)) from None
+        return RemoteLLPolicy(args.ll_policy)
     try:
         return load_ll_policy(args.ll_policy, **parse_key_values("--ll-policy-arg",
                                                                  args.ll_policy_arg))
