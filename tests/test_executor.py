@@ -9,7 +9,7 @@ import pytest
 
 from recallbench.executor import ProcessExecutor, Task, TaskResult
 
-HANDLER = "scenemem_fixtures.tasks:work"
+HANDLER = "support.scenemem_fixtures.tasks:work"
 
 
 def run_all(tasks: list[Task], **kwargs) -> dict[str, TaskResult]:

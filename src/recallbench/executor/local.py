@@ -40,12 +40,17 @@ class Task:
 
 @dataclass(frozen=True)
 class TaskResult:
-    """``value`` is the handler's return; ``error`` is set when it did not return one."""
+    """``value`` is the handler's return; ``error`` is set when it did not return one.
+
+    ``lost``: the task never got a fair run (its machine went away, again and again); it says
+    nothing about the agent, so runners record nothing and leave it for ``--resume``.
+    """
 
     key: str
     value: Any = None
     error: str | None = None
     wall_time: float = 0.0
+    lost: bool = False
 
 
 class Executor(Protocol):
@@ -56,6 +61,10 @@ class Executor(Protocol):
         ...
 
     def close(self) -> None: ...
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
 
 def import_handler(ref: str) -> Callable[[Any], Any]:
@@ -75,22 +84,30 @@ def _spool_path(log_path: str, pid: int) -> str:
     return f"{log_path}.{pid}.spool"
 
 
-def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> None:
-    """Append at most OUTPUT_CAP bytes of a worker's spooled output to the log, then empty
-    (or remove) the spool. The parent calls it for a worker that died mid-task."""
+def take_output(spool: str, label: str) -> bytes:
+    """At most OUTPUT_CAP bytes of a worker's spooled output (its start and its end, where a
+    traceback is), and the spool emptied."""
+    kept = b""
     with contextlib.suppress(OSError), open(spool, "r+b") as f:
         size = os.fstat(f.fileno()).st_size
         if size:
-            # The start and the end (where a traceback is) of the output, the middle dropped.
             half = OUTPUT_CAP // 2
             kept = f.read(OUTPUT_CAP if size <= OUTPUT_CAP else half)
             if size > OUTPUT_CAP:
                 f.seek(size - half)
                 note = f"\n[{size - OUTPUT_CAP} bytes of output from {label} dropped]\n"
                 kept += note.encode() + f.read(half)
-            with open(log_path, "ab") as log:
-                log.write(kept)
             f.truncate(0)
+    return kept
+
+
+def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> None:
+    """Append a worker's spooled output (capped) to the log, then empty (or remove) the spool.
+    The parent calls it for a worker that died mid-task."""
+    kept = take_output(spool, label)
+    if kept:
+        with contextlib.suppress(OSError), open(log_path, "ab") as log:
+            log.write(kept)
     if remove:
         with contextlib.suppress(OSError):
             os.unlink(spool)

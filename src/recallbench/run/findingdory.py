@@ -20,11 +20,12 @@ from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.errors import InputError, UsageError
-from recallbench.executor import ProcessExecutor, Task, TaskResult
+from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
 from recallbench.run.findingdory_worker import AgentSpec, spec_dict
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
+from recallbench.run.shards import Shard
 from recallbench.video.reader import check_video
 
 RECORDS = "runlog.jsonl"
@@ -49,19 +50,23 @@ def run_cases(
     privileged: bool = False,
     workers: int = 1,
     case_timeout: float | None = DEFAULT_CASE_TIMEOUT,
+    execution: ExecutorSettings | None = None,
+    shard: Shard | None = None,
 ) -> Path:
-    """Ask the agent about every case not yet recorded, in worker processes; append one record
-    per case. Raises ``TransientCases`` after recording the rest when some got no answer."""
+    """Ask the agent about every case not yet recorded (of ``shard``'s part, if given), in
+    workers (``execution``, default ``workers`` local processes); append one record per case.
+    Raises ``TransientCases`` after recording the rest when some got no answer."""
+    execution = execution or ExecutorSettings("local", workers)
     log_path = run_dir / RECORDS
     if log_path.exists() and not resume:
         raise InputError(log_path, None, "run already has records; pass --resume to finish it")
     with run_folder_lock(run_dir):
         done = completed(log_path) if resume else {}
-        cases = list(suite.cases[:limit] if limit else suite.cases)
+        cases = planned_cases(suite, limit, shard)
         tasks = _tasks(suite, agent, [c for c in cases if c.id not in done], budget, videos_dir,
                        privileged)  # every input error surfaces here, before any agent call
-        executor = ProcessExecutor(WORKER_HANDLER, workers, case_timeout,
-                                   log_path=run_dir / "workers.log")
+        executor = executor_for(execution, WORKER_HANDLER, timeout=case_timeout,
+                                log_path=run_dir / "workers.log")
         for task in tasks:
             executor.submit(task)
         offered = {task.key: list(task.payload["query"].offered_frames) for task in tasks}
@@ -72,6 +77,12 @@ def run_cases(
     if left:
         raise TransientCases(left)
     return log_path
+
+
+def planned_cases(suite: Suite, limit: int | None, shard: Shard | None) -> list[QACase]:
+    """The cases a run asks about: the first ``limit``, of them ``shard``'s part."""
+    cases = list(suite.cases[:limit] if limit else suite.cases)
+    return [c for c in cases if shard.picks(c.id)] if shard else cases
 
 
 class TransientCases(Exception):
@@ -127,6 +138,9 @@ def _record_results(
     left: dict[str, int] = {}
     for result in results:
         outcome = result.value or {}
+        if result.lost:  # its machine kept vanishing: nothing said about the agent
+            left["lost to infrastructure"] = left.get("lost to infrastructure", 0) + 1
+            continue
         if "stop" in outcome:
             raise InputError(*outcome["stop"])
         if "transient" in outcome:  # not an answer: left unrecorded for --resume
@@ -162,7 +176,7 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
         if not resume:
             raise UsageError("--out", f"{run_dir} already holds a run: pass --resume to finish "
                                       "it, --overwrite to start again, or choose another --out")
-        for key in ("data_sha256", "agent", "frames", "seed"):
+        for key in ("data_sha256", "agent", "frames", "seed", "shard"):
             if key in settings and old.get(key) != settings[key]:
                 raise InputError(
                     manifest_path,
@@ -173,6 +187,9 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
         if any(key in settings and old.get(key) != settings[key] for key in ("limit", "cases")):
             # a resume may extend (or narrow) the cases run; what is planned now is recorded
             old.update(limit=settings.get("limit"), cases=settings.get("cases"))
+            write_manifest(run_dir, old)
+        if "executor" in settings:  # provenance of each resume; results never depend on it
+            old.setdefault("resumes", []).append({"executor": settings["executor"]})
             write_manifest(run_dir, old)
         return old
     manifest = build_manifest(**settings)

@@ -33,12 +33,13 @@ from recallbench.benchmarks.scenemem.results import (
 from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError
-from recallbench.executor import ProcessExecutor, Task, TaskResult
+from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
 from recallbench.io import write_json_atomic
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 from recallbench.run.seeds import case_seed
+from recallbench.run.shards import parse_shard
 from recallbench.video.reader import check_video
 
 WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
@@ -66,6 +67,7 @@ class ScenememConfig:
     env_factory: str | None = None
     trust_suite: bool = False
     eval_dirs: list[str] = field(default_factory=list)
+    shard: str | None = None  # "i/N": this run's part of the scenarios (run.shards)
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -167,18 +169,22 @@ def run_scenemem(
     workers: int,
     resume: bool = False,
     console: Console | None = None,
+    execution: ExecutorSettings | None = None,
 ) -> int:
-    """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load."""
+    """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load.
+
+    ``execution`` says where tests run (default: ``workers`` local processes)."""
     console = console or Console(stderr=True)
+    execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env_factory (both from the command line).
     load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
         check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
-        _write_manifest(config, run_dir, workers, resume, scenarios)
+        _write_manifest(config, run_dir, execution, resume, scenarios)
         done = completed(run_dir / RUNLOG)
-        _execute(config, run_dir, workers, scenarios, errors, done, console)
+        _execute(config, run_dir, execution, scenarios, errors, done, console)
         return _finish(config, run_dir, scenarios, errors, done, console)
 
 
@@ -189,6 +195,9 @@ def _load_scenarios(
     if not roots:
         where = f" matching --filter {config.filter!r}" if config.filter else ""
         raise InputError(config.data_dir, None, f"no scenario folders{where}")
+    shard = parse_shard(config.shard)
+    if shard is not None:
+        roots = [r for r in roots if shard.picks(r.name)]
     scenarios: list[Scenario] = []
     errors: dict[str, str] = {}
     for root in roots:
@@ -204,13 +213,18 @@ def _load_scenarios(
 
 
 def _write_manifest(
-    config: ScenememConfig, run_dir: Path, workers: int, resume: bool, scenarios: list[Scenario]
+    config: ScenememConfig,
+    run_dir: Path,
+    execution: ExecutorSettings,
+    resume: bool,
+    scenarios: list[Scenario],
 ) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     if resume:
         manifest = read_manifest(run_dir)
         manifest.setdefault("resumes", []).append(
-            {"command": sys.argv, "workers": workers, "time": _now()}
+            {"command": sys.argv, "workers": execution.workers,
+             "executor": execution.manifest(), "time": _now()}
         )
     else:
         if (run_dir / RUNLOG).exists():
@@ -218,7 +232,8 @@ def _write_manifest(
         manifest = build_manifest(
             benchmark="scenemem",
             config=asdict(config),
-            workers=workers,
+            workers=execution.workers,
+            executor=execution.manifest(),
             seeds={
                 "run": config.seed,
                 "per_test": "sha256('<run>:<scenario>/<test_id>')[:4] little-endian; in runlog",
@@ -232,7 +247,7 @@ def _write_manifest(
 def _execute(
     config: ScenememConfig,
     run_dir: Path,
-    workers: int,
+    execution: ExecutorSettings,
     scenarios: list[Scenario],
     errors: dict[str, str],
     done: dict[str, dict[str, Any]],
@@ -240,7 +255,8 @@ def _execute(
 ) -> None:
     """Run every test without a record; append each record the moment its test ends."""
     timeout = config.test_timeout or DEFAULT_TEST_TIMEOUT  # a hung policy must not hang the run
-    executor = ProcessExecutor(WORKER_HANDLER, workers, timeout, log_path=run_dir / "workers.log")
+    executor = executor_for(execution, WORKER_HANDLER, timeout=timeout,
+                            log_path=run_dir / "workers.log")
     pending: dict[str, tuple[Scenario, str, int]] = {}
     total = 0
     for scenario in scenarios:
@@ -263,6 +279,10 @@ def _execute(
         bar = progress.add_task("tests", total=total, completed=total - len(pending), last="")
         for result in executor.results():
             scenario, test_id, seed = pending[result.key]
+            if result.lost:  # its machine kept vanishing: nothing said about the policy
+                print_error(console, f"{result.key}: {result.error}; --resume runs it again")
+                progress.advance(bar)
+                continue
             if result.value and "scenario_error" in result.value:
                 # Not logged: a fixed scenario is retried on --resume.
                 if scenario.name not in errors:

@@ -47,14 +47,23 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
     from rich.progress import track
 
     from recallbench.cli.checks import parse_key_values
+    from recallbench.cli.execution import execution_settings, shard_of
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import TransientCases, agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory import (
+        TransientCases,
+        agent_manifest,
+        planned_cases,
+        run_cases,
+        start_run,
+    )
     from recallbench.run.findingdory_worker import AgentSpec
 
     # Built before any work (for its manifest and to fail fast); it answers in worker
     # processes (run_cases), each building its own from the same spec.
     extra = parse_key_values("--agent-arg", args.agent_arg)
-    cases = min(len(suite.cases), args.limit) if args.limit else len(suite.cases)
+    shard = shard_of(args)
+    execution = execution_settings(args, args.workers)
+    cases = len(planned_cases(suite, args.limit, shard))
     start_run(
         run_dir,
         benchmark="findingdory",
@@ -70,6 +79,8 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
         scoring=args.scoring,
         limit=args.limit,
         cases=cases,
+        shard=str(shard) if shard else None,
+        executor=execution.manifest(),
         ll_policy=args.ll_policy if args.ll else None,
         ll_policy_kwargs=parse_key_values("--ll-policy-arg", args.ll_policy_arg)
         if args.ll else None,
@@ -81,7 +92,8 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
             suite,
             AgentSpec(args.agent, extra, args.seed),
             privileged=bool(getattr(agent, "privileged", False)),
-            workers=args.workers,
+            execution=execution,
+            shard=shard,
             case_timeout=args.case_timeout,
             budget=budget,
             run_dir=run_dir,
@@ -147,6 +159,10 @@ def _handle_run(args: argparse.Namespace) -> int:
     for flag, value in (("--limit", args.limit), ("--case-timeout", args.case_timeout),
                         ("--workers", args.workers)):
         check_positive(flag, value)
+    from recallbench.cli.execution import execution_settings, shard_of
+
+    execution_settings(args, args.workers)  # a bad --executor/--address/--shard: before work
+    shard_of(args)
     budgets = [args.frames]
     if args.frames_sweep:
         try:
@@ -349,6 +365,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="KEY=VALUE",
         help="constructor argument for the LL policy (JSON value), e.g. goal_radius=0.25",
     )
+    from recallbench.cli.execution import add_execution_options
+
+    add_execution_options(parser)
     parser.set_defaults(func=_handle_run)
     sub = parser.add_subparsers(dest="findingdory_command", metavar="{score}", title="subcommand")
     score = sub.add_parser("score", help="score predictions made elsewhere (JSONL)")

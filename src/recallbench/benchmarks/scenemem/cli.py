@@ -6,7 +6,6 @@ Imports nothing heavy at module level so ``recallbench --help`` stays instant.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 
@@ -59,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="let the scenarios' model files reference files outside their folders",
     )
+    from recallbench.cli.execution import add_execution_options
+
+    add_execution_options(p)
     p.set_defaults(func=_handle)
 
 
@@ -67,6 +69,7 @@ def _handle(args: argparse.Namespace) -> int:
 
     from recallbench.benchmarks.scenemem.success import Thresholds
     from recallbench.cli.checks import check_positive
+    from recallbench.cli.execution import execution_settings, shard_of
     from recallbench.errors import InputError, UsageError
     from recallbench.run.scenemem import (
         ScenememConfig,
@@ -81,7 +84,8 @@ def _handle(args: argparse.Namespace) -> int:
                         ("--approach_dist", args.approach_dist), ("--open_qpos", args.open_qpos)):
         check_positive(flag, value)
     console = Console(stderr=True)
-    workers = args.workers or os.cpu_count() or 1
+    execution = execution_settings(args, args.workers)
+    shard = shard_of(args)
     thresholds = {"approach_dist": args.approach_dist, "open_qpos": args.open_qpos}
     if args.resume:
         run_dir = Path(args.resume)
@@ -96,6 +100,7 @@ def _handle(args: argparse.Namespace) -> int:
             "camera_obs": args.camera_obs,
             "env_factory": args.env_factory,
             "trust_suite": args.trust_suite,
+            "shard": str(shard) if shard else None,
         }
         config = resume_config(run_dir, given)
         for name, value in thresholds.items():
@@ -122,6 +127,7 @@ def _handle(args: argparse.Namespace) -> int:
                 camera_obs=args.camera_obs is not False,
                 env_factory=args.env_factory,
                 trust_suite=bool(args.trust_suite),
+                shard=str(shard) if shard else None,
                 thresholds={
                     "approach_dist": _or(args.approach_dist, defaults.approach_dist),
                     "open_qpos": _or(args.open_qpos, defaults.open_qpos),
@@ -131,8 +137,8 @@ def _handle(args: argparse.Namespace) -> int:
         )
         run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
     try:
-        status = run_scenemem(config, run_dir, workers, resume=bool(args.resume),
-                              console=console)
+        status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
+                              console=console, execution=execution)
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
         message = str(exc)  # the loaders name their flag; a bare import error is --policy's
         raise UsageError("" if message.startswith("--") else "--policy", message) from None
