@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "recallbench.generate.cli",
     "recallbench.world.cli",
     "recallbench.cli.run",
+    "recallbench.cli.merge",
     "recallbench.report.cli",
     "recallbench.report.viewer.cli",
     "recallbench.agents.cli",

@@ -46,6 +46,11 @@ def findingdory_rows(
             raise InputError(manifest["data"], None, "data changed since the run (sha256 differs)")
     planned = manifest.get("cases")
     cases = suite.cases[:planned] if isinstance(planned, int) else suite.cases
+    if manifest.get("shard"):  # a shard's cases are its part of the first ``limit``
+        from recallbench.run.findingdory import planned_cases
+        from recallbench.run.shards import parse_shard
+
+        cases = planned_cases(suite, manifest.get("limit"), parse_shard(manifest["shard"]))
     records = completed(run_dir / RECORDS)
     rows = score_records(suite, records, scoring=scoring, cases=cases, subset=subset)  # type: ignore[arg-type]
     return rows, METRICS, NA_REASONS
@@ -65,7 +70,9 @@ def scenemem_rows(
             "category": r.get("category"),
             "failure": "error" if r.get("error") else r.get("failed"),
         }
-        for r in completed(run_dir / "runlog.jsonl").values()
+        # in key order: the bootstrap (and so summary.json) must not depend on which test
+        # finished first, i.e. on the workers or the executor
+        for _, r in sorted(completed(run_dir / "runlog.jsonl").items())
     ]
     if not subset:
         missing = _runner_summary(run_dir).get("missing_tests") or []
@@ -160,7 +167,8 @@ def score_run(
         slices=list(SLICES[benchmark]),
         bootstrap_seed=seed,
     )
-    failed = no_answer(benchmark, completed(run_dir / "runlog.jsonl").values())
+    records = dict(sorted(completed(run_dir / "runlog.jsonl").items()))  # not finishing order
+    failed = no_answer(benchmark, records.values())
     summary["no_answer"] = len(failed)
     summary["warnings"] = run_warnings(summary, failed)
     write_json_atomic(run_dir / SUMMARY, _finite(summary))

@@ -315,7 +315,7 @@ def _finish(
     summary = {
         "by_fixture_type": breakdown(records, "fixture_type"),
         "by_task": breakdown(records, "task"),
-        "scenario_errors": errors,
+        "scenario_errors": dict(sorted(errors.items())),  # not in the order workers found them
         "missing_tests": sorted(keys - set(done)),
     }
     write_json_atomic(run_dir / "summary.json", summary)
