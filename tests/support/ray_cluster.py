@@ -38,7 +38,9 @@ class RayCluster:
         self.address = f"127.0.0.1:{self.port}"
         # Short: Ray's socket paths under the temp dir must fit in 107 bytes.
         self.temp_dir = Path(f"/tmp/rb{os.getpid()}_{self.port}")
-        self.env = {**os.environ, **(env or {}), "RAY_USAGE_STATS_ENABLED": "0"}
+        # A raylet waits this long for its node's agent (Python, slow to start on a busy machine)
+        self.env = {**os.environ, **(env or {}), "RAY_USAGE_STATS_ENABLED": "0",
+                    "RAY_agent_register_timeout_ms": "120000"}
         self.nodes: list[subprocess.Popen] = []
         try:
             # One at a time: on two shared cores, nodes starting together time out.
@@ -52,11 +54,13 @@ class RayCluster:
         # Every port free-picked: fixed defaults would collide with another node or Ray here.
         common = ["--num-cpus=1", f"--object-store-memory={OBJECT_STORE_BYTES}", "--block",
                   "--disable-usage-stats", "--node-ip-address=127.0.0.1",
+                  "--include-log-monitor=false",  # workers' output reaches workers.log
                   *(f"--{name}={_free_port()}" for name in (
                       "dashboard-agent-listen-port", "dashboard-agent-grpc-port",
                       "metrics-export-port", "runtime-env-agent-port"))]
         if head:
             args = ["--head", f"--port={self.port}", "--include-dashboard=false",
+                    f"--dashboard-port={_free_port()}",
                     f"--ray-client-server-port={_free_port()}", f"--temp-dir={self.temp_dir}"]
         else:
             args = [f"--address={self.address}"]
@@ -65,7 +69,7 @@ class RayCluster:
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.nodes.append(proc)
 
-    def _start_with_retries(self, index: int, attempts: int = 3) -> None:
+    def _start_with_retries(self, index: int, attempts: int = 5) -> None:
         # Ray gives a raylet 30 s to register; on a busy two-core machine it can miss that.
         for attempt in range(attempts):
             if attempt:

@@ -36,10 +36,17 @@ def execution_settings(args: argparse.Namespace, workers: int | None) -> Executo
     """The parsed options as executor settings; a bad combination is a one-line error."""
     if args.address is not None and args.executor != "ray":
         raise UsageError("--address", "only with --executor ray")
-    if args.executor == "ray" and importlib.util.find_spec("ray") is None:
+    if args.executor == "ray" and not _installed("ray"):
         raise UsageError("--executor", "ray is not installed: pip install 'recallbench[ray]'")
     return ExecutorSettings(args.executor, workers or os.cpu_count() or 1, args.address)
 
 
 def shard_of(args: argparse.Namespace) -> Shard | None:
     return parse_shard(getattr(args, "shard", None))
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken or blocked install counts as missing
+        return False

@@ -227,6 +227,9 @@ class RayExecutor:
                 return TaskResult(task.key, error=f"worker process died ({_first_line(exc)})",
                                   wall_time=wall)
             lost = self._lost[task.key] = self._lost.get(task.key, 0) + 1
+            self._append_output(f"[recallbench] {task.key}: its Ray worker was lost with its "
+                                f"node ({_first_line(exc)}); attempt {lost} of "
+                                f"{self.retries + 1}\n".encode())
             if lost <= self.retries:
                 self._queue.appendleft(task)  # another worker takes it
                 return None
