@@ -35,6 +35,7 @@ RECORDS = "runlog.jsonl"
 # a hung agent then costs its case, not the run. --case-timeout overrides it.
 DEFAULT_CASE_TIMEOUT = 900.0
 WORKER_HANDLER = "recallbench.run.findingdory_worker:answer_case"
+LL_HANDLER = "recallbench.run.findingdory_worker:act_out_episode"
 
 
 def run_cases(
@@ -200,15 +201,21 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
 def run_ll(
     suite: Suite,
     run_dir: Path,
-    policy: LowLevelPolicy,
+    policy: LowLevelPolicy | None,
     *,
     scoring: Scoring = "published",
     limit: int | None = None,
     max_steps: int = MAX_STEPS,
-    progress: Callable[[Iterable[str], int], Iterable[str]] | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+    policy_spec: tuple[str, dict[str, Any]] | None = None,
+    execution: ExecutorSettings | None = None,
 ) -> Path:
-    """Add an ``ll`` outcome to every recorded case that lacks one (episode by episode)."""
-    phase = LLPhase(suite, policy, scoring=scoring, max_steps=max_steps)
+    """Add an ``ll`` outcome to every recorded case that lacks one (episode by episode).
+
+    With ``policy_spec`` (name or ``module:Class``, constructor arguments) each episode is acted
+    out by the executor's workers (``execution``; default one local process), each building
+    its own policy; else by ``policy`` in this process. Raises ``TransientCases`` after
+    recording the rest when an episode's worker died (its cases are redone by ``--resume``)."""
     log_path = run_dir / RECORDS
     records = completed(log_path)
     cases = list(suite.cases[:limit] if limit else suite.cases)
@@ -217,6 +224,11 @@ def run_ll(
         rec = records.get(case.id)
         if rec is not None and "ll" not in rec and case.subgoals is not None:
             by_episode.setdefault(case.ep_id, []).append((case, rec))
+    if policy_spec is not None:
+        return _run_ll_tasks(suite, run_dir, by_episode, policy_spec, scoring, max_steps,
+                             progress, execution or ExecutorSettings())
+    assert policy is not None
+    phase = LLPhase(suite, policy, scoring=scoring, max_steps=max_steps)
     try:
         with run_folder_lock(run_dir), RunLog(log_path) as log:
             eps = list(by_episode)
@@ -225,4 +237,40 @@ def run_ll(
                     log.append(rec)
     finally:
         phase.worlds.close()
+    return log_path
+
+
+def _run_ll_tasks(
+    suite: Suite,
+    run_dir: Path,
+    by_episode: dict[str, list[tuple[QACase, dict[str, Any]]]],
+    policy_spec: tuple[str, dict[str, Any]],
+    scoring: Scoring,
+    max_steps: int,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
+    execution: ExecutorSettings,
+) -> Path:
+    log_path = run_dir / RECORDS
+    executor = executor_for(execution, LL_HANDLER, log_path=run_dir / "workers.log")
+    for ep_id, items in by_episode.items():
+        executor.submit(Task(ep_id, {
+            "suite": str(suite.path), "trusted": suite.trusted,
+            "policy": list(policy_spec), "scoring": scoring, "max_steps": max_steps,
+            "ep_id": ep_id, "items": [[case.id, rec] for case, rec in items]}))
+    failed: dict[str, int] = {}
+    with run_folder_lock(run_dir), RunLog(log_path) as log, executor:
+        results = executor.results()
+        for result in progress(results, len(by_episode)) if progress else results:
+            outcome = result.value or {}
+            if "stop" in outcome:
+                raise InputError(*outcome["stop"])
+            if result.error is not None or result.lost:  # nothing recorded: --resume redoes it
+                kind = "LL episodes lost to infrastructure" if result.lost else \
+                    f"LL episodes whose worker failed ({result.error})"
+                failed[kind] = failed.get(kind, 0) + 1
+                continue
+            for rec in outcome["records"]:
+                log.append(rec)
+    if failed:
+        raise TransientCases(failed)
     return log_path

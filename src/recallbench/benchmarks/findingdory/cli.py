@@ -105,7 +105,10 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
     except TransientCases as exc:  # the rest is recorded and scored; --resume finishes
         warnings.append(f"K={budget}: {exc}")
     if ll_policy is not None:
-        _run_ll(args, suite, run_dir, ll_policy)
+        try:
+            _run_ll(args, suite, run_dir, execution)
+        except TransientCases as exc:  # the rest is recorded and scored; --resume finishes
+            warnings.append(f"K={budget} LL: {exc}")
     return score_run(run_dir, scoring=args.scoring, suite=suite)
 
 
@@ -126,19 +129,23 @@ def _ll_policy(args: argparse.Namespace, suite: Any) -> Any:
         raise UsageError("--ll-policy", str(exc)) from None
 
 
-def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any) -> None:
-    """The low-level phase: act every recorded frame choice out in its episode's world."""
+def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, execution: Any) -> None:
+    """The low-level phase: act every recorded frame choice out in its episode's world, in the
+    executor's workers (each builds the policy from its name and arguments)."""
     from rich.progress import track
 
+    from recallbench.cli.checks import parse_key_values
     from recallbench.run.findingdory import run_ll
 
     run_ll(
         suite,
         run_dir,
-        policy,
+        None,
         scoring=args.scoring,
         limit=args.limit,
         progress=lambda it, n: track(it, total=n, description=f"LL {args.ll_policy}"),
+        policy_spec=(args.ll_policy, parse_key_values("--ll-policy-arg", args.ll_policy_arg)),
+        execution=execution,
     )
 
 
