@@ -635,7 +635,7 @@ def test_world_build_cli_round_trips_and_cli_import_is_cheap(tmp_path):
     env = load_world(tmp_path)
     assert env.xml == build_world(2, 0, "kitchen").xml
     assert main(["world", "build", "--seed", "-1", "--out", str(tmp_path)]) == 2
-    code = "import sys, recallbench.world.cli; print('mujoco' in sys.modules)"
+    code = "import sys, recallbench.cli.world; print('mujoco' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()

@@ -20,15 +20,15 @@ from recallbench.cli.errors import Parser, handle_exception
 # Modules that add subcommands, in the order they appear in --help. A module not yet present is
 # skipped, so the CLI grows with the package.
 COMMAND_MODULES = (
-    "recallbench.benchmarks.scenemem.cli",
-    "recallbench.benchmarks.findingdory.cli",
-    "recallbench.generate.cli",
-    "recallbench.world.cli",
+    "recallbench.cli.scenemem",
+    "recallbench.cli.findingdory",
+    "recallbench.cli.generate",
+    "recallbench.cli.world",
     "recallbench.cli.run",
     "recallbench.cli.merge",
-    "recallbench.report.cli",
-    "recallbench.report.viewer.cli",
-    "recallbench.agents.cli",
+    "recallbench.cli.report",
+    "recallbench.cli.view",
+    "recallbench.cli.agents",
     "recallbench.cli.doctor",
 )
 
