@@ -26,9 +26,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _handle(args: argparse.Namespace) -> int:
     from recallbench.cli.errors import run_exit_status
+    from recallbench.report.runs import score_run
     from recallbench.run.merge import merge_runs
 
-    summary = merge_runs(args.shard_dirs, args.out)
+    summary = score_run(merge_runs(args.shard_dirs, args.out))
     print(f"merged {len(args.shard_dirs)} shards into {args.out}: "
           f"{summary.get('cases_recorded')} cases recorded")
     return run_exit_status(summary, args.out)

@@ -5,7 +5,8 @@ run that is not a shard, shards of other benchmarks, settings or versions, a sui
 (FindingDory: its sha256; SceneMem: the scenarios each shard ran are not its part of the data
 folder), a shard given twice and a shard missing. The merged folder holds the union of the run
 logs (sorted by key) and a manifest naming its shards; results.json (SceneMem) and summary.json
-are rebuilt from the records by the same code a run uses, so they equal the unsharded run's.
+are rebuilt from the records by the same code a run uses (scores added by the report layer), so
+they equal the unsharded run's.
 """
 
 from __future__ import annotations
@@ -80,10 +81,9 @@ def check_shards(runs: list[tuple[Path, dict[str, Any], Shard]]) -> None:
         raise UsageError("SHARD_DIR", f"shard(s) {', '.join(missing)} missing")
 
 
-def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
-    """Write the merged run folder ``out``; returns its summary (as ``score_run`` writes it)."""
-    from recallbench.report.runs import score_run
-
+def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> Path:
+    """Write the merged run folder ``out`` (the caller scores it: ``report.runs.score_run``
+    adds the scores to summary.json, as after a run)."""
     dirs = [Path(d) for d in dirs]
     out = Path(out)
     if not dirs:
@@ -112,7 +112,7 @@ def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
     with RunLog(out / RUNLOG) as log:
         for key in sorted(records):
             log.append(records[key])
-    return score_run(out)
+    return out
 
 
 def _runner_summary(d: Path) -> dict[str, Any]:
