@@ -18,12 +18,13 @@ import signal
 import sys
 import time
 import traceback
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Protocol
+
+from recallbench.executor.pool import TaskPool
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
 MAX_STARTUP_FAILURES = 3
@@ -180,7 +181,7 @@ class _Worker:
                         self.task.key if self.task else "worker", remove=True)
 
 
-class ProcessExecutor:
+class ProcessExecutor(TaskPool):
     """Runs tasks in ``workers`` spawned processes with an optional per-task wall-clock limit.
 
     ``handler`` is "module:function"; it is imported in each worker and called with the task's
@@ -201,20 +202,11 @@ class ProcessExecutor:
         self.timeout = timeout
         self.log_path = str(log_path) if log_path else None
         self._ctx = mp.get_context("spawn")  # fork would copy a parent's GL/thread state
-        self._queue: deque[Task] = deque()
-        self._pool: list[_Worker] = []
+        super().__init__()
         self._startup_failures = 0
 
-    def submit(self, task: Task) -> None:
-        self._queue.append(task)
-
-    def _busy(self) -> list[_Worker]:
-        return [w for w in self._pool if w.task is not None]
-
-    def _top_up(self) -> None:
-        want = min(self.workers, len(self._queue) + len(self._busy()))
-        while len(self._pool) < want:
-            self._pool.append(_Worker(self._ctx, self.handler, self.log_path))
+    def _new_worker(self) -> _Worker:
+        return _Worker(self._ctx, self.handler, self.log_path)
 
     def _dispatch(self) -> None:
         for w in self._pool:
@@ -239,16 +231,6 @@ class ProcessExecutor:
         if w.task is None:
             return None
         return TaskResult(w.task.key, error=reason, wall_time=time.perf_counter() - w.started)
-
-    def results(self) -> Iterator[TaskResult]:
-        try:
-            while self._queue or self._busy():
-                self._top_up()
-                self._dispatch()
-                yield from self._wait_once()
-        except BaseException:
-            self.close()
-            raise
 
     def _wait_once(self) -> Iterator[TaskResult]:
         now = time.perf_counter()
@@ -297,9 +279,3 @@ class ProcessExecutor:
             w.proc.join(max(0.0, deadline - time.monotonic()))
             w.kill()
         self._pool.clear()
-
-    def __enter__(self) -> ProcessExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

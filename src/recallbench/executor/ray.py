@@ -25,7 +25,6 @@ import sys
 import tempfile
 import time
 import traceback
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 
 from recallbench.errors import UsageError
 from recallbench.executor.local import Task, TaskResult, import_handler, take_output
+from recallbench.executor.pool import TaskPool
 
 # How often one task may be lost to infrastructure before it is given back unrun.
 DEFAULT_RETRIES = 3
@@ -98,7 +98,7 @@ class _Worker:
     started: float = 0.0
 
 
-class RayExecutor:
+class RayExecutor(TaskPool):
     """``workers`` actors on the cluster at ``address`` ("auto", "host:port", or None to start
     Ray on this machine), each task limited to ``timeout`` s of wall clock once dispatched."""
 
@@ -119,8 +119,7 @@ class RayExecutor:
         self.timeout = timeout
         self.log_path = str(log_path) if log_path else None
         self.retries = retries
-        self._queue: deque[Task] = deque()
-        self._pool: list[_Worker] = []
+        super().__init__()
         self._lost: dict[str, int] = {}
         self._startup_failures = 0
         self._idle_since = time.monotonic()
@@ -143,17 +142,9 @@ class RayExecutor:
         self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0,
                                             scheduling_strategy="SPREAD")(_Runner)
 
-    def submit(self, task: Task) -> None:
-        self._queue.append(task)
-
-    def _busy(self) -> list[_Worker]:
-        return [w for w in self._pool if w.task is not None]
-
-    def _top_up(self) -> None:
-        want = min(self.workers, len(self._queue) + len(self._busy()))
-        while len(self._pool) < want:
-            actor = self._actor_class.remote(self.handler)
-            self._pool.append(_Worker(actor, actor.node.remote()))
+    def _new_worker(self) -> _Worker:
+        actor = self._actor_class.remote(self.handler)
+        return _Worker(actor, actor.node.remote())
 
     def _dispatch(self) -> None:
         for w in self._pool:
@@ -161,16 +152,6 @@ class RayExecutor:
                 task = self._queue.popleft()
                 w.task, w.started = task, time.perf_counter()
                 w.ref = w.actor.run.remote(task.key, task.payload)
-
-    def results(self) -> Iterator[TaskResult]:
-        try:
-            while self._queue or self._busy():
-                self._top_up()
-                self._dispatch()
-                yield from self._wait_once()
-        except BaseException:
-            self.close()
-            raise
 
     def _wait_once(self) -> Iterator[TaskResult]:
         refs = {}
@@ -283,12 +264,6 @@ class RayExecutor:
             with contextlib.suppress(Exception):
                 self.ray.shutdown()
             self._owns_ray = False
-
-    def __enter__(self) -> RayExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _first_line(exc: BaseException) -> str:
