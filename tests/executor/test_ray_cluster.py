@@ -165,16 +165,27 @@ def test_generation_on_the_cluster_writes_the_same_files(cluster, gate, tmp_path
     assert [n for n in local if ray[n] != local[n]] == []
 
 
-def test_killed_driver_resumes_to_the_same_results(cluster, data, local_run, gate, tmp_path):
-    out, run_dir = tmp_path / "r.json", tmp_path / "r_run"
+def held_run(cluster: RayCluster, data: Path, gate: Path, out: Path,
+             started: int) -> subprocess.Popen:
+    """A run on the cluster with one test recorded and ``started`` - 1 more held under way."""
     hold(gate)
     proc = subprocess.Popen([RECALLBENCH, *scenemem_args(data, out), *on_ray(cluster)],
                             env=env(gate), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
+    run_dir = out.with_name(f"{out.stem}_run")
     try:
-        # one test recorded, the others under way (held): then the driver dies
-        wait_for(lambda: records(run_dir) == 1 and len(list(gate.glob("started_*"))) >= 3,
-                 proc, "tests under way")
+        wait_for(lambda: records(run_dir) == 1 and len(list(gate.glob("started_*"))) >= started,
+                 proc, f"{started} tests started")
+    except BaseException:
+        proc.kill()
+        raise
+    return proc
+
+
+def test_killed_driver_resumes_to_the_same_results(cluster, data, local_run, gate, tmp_path):
+    out, run_dir = tmp_path / "r.json", tmp_path / "r_run"
+    proc = held_run(cluster, data, gate, out, started=3)
+    try:  # the driver dies with tests under way
         proc.kill()
         proc.wait(30)
     finally:
@@ -190,14 +201,9 @@ def test_a_worker_node_dying_mid_run_changes_no_result(cluster, data, local_run,
                                                        tmp_path):
     """Last in this module: the cluster has one node fewer afterwards."""
     out, run_dir = tmp_path / "r.json", tmp_path / "r_run"
-    hold(gate)
-    proc = subprocess.Popen([RECALLBENCH, *scenemem_args(data, out), *on_ray(cluster)],
-                            env=env(gate), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    # a test held on every node's worker: killing a node loses the one in flight there
+    proc = held_run(cluster, data, gate, out, started=4)
     try:
-        # a test is held on every node's worker: killing a node loses the one in flight there
-        wait_for(lambda: records(run_dir) == 1 and len(list(gate.glob("started_*"))) >= 4,
-                 proc, "a held test on every node")
         cluster.kill_node(2)
         time.sleep(2)
         (gate / "closed").unlink()
