@@ -14,9 +14,9 @@ import argparse
 import statistics
 import time
 
-from recallbench.agents.base import FrameQuery
 from recallbench.agents.embeddings import MiniLMEmbedder
 from recallbench.agents.text_memory import Chunk, EmbeddingAnswerer
+from recallbench.benchmarks.findingdory.protocol import FrameQuery
 
 OBJECTS = ("mug", "bowl", "apple", "book", "plant", "lamp", "vase", "cup", "box", "toy")
 PLACES = ("sofa", "table", "shelf", "bed", "counter", "desk", "chair", "cabinet", "sink", "stool")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from recallbench.agents.baselines import OracleAgent, RandomAgent
-from recallbench.agents.registry import BUILTIN_AGENTS, list_agents, load_agent, resolve_agent
+from recallbench.agents.registry import REGISTRY, list_agents, load_agent, resolve
 from recallbench.cli import main
 from support.shared_data import FINDINGDORY_VAL_QA
 
@@ -17,7 +17,7 @@ VAL = FINDINGDORY_VAL_QA
 
 AGENT_SOURCE = textwrap.dedent(
     """
-    from recallbench.agents.base import FrameAnswer
+    from recallbench.benchmarks.findingdory.protocol import FrameAnswer
 
 
     class LastFrame:
@@ -50,16 +50,17 @@ def installed_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_builtins_load_by_name() -> None:
-    assert {"oracle", "random", "blind", "recency"} <= set(BUILTIN_AGENTS)
+    assert {"oracle", "random", "blind", "recency"} <= set(REGISTRY)
     assert isinstance(load_agent("oracle"), OracleAgent)
     agent = load_agent("random", seed=4)
     assert isinstance(agent, RandomAgent) and agent.seed == 4
-    assert resolve_agent("recallbench.agents.baselines:BlindAgent").__name__ == "BlindAgent"
+    blind = resolve("recallbench.agents.baselines:BlindAgent", "findingdory")
+    assert blind.__name__ == "BlindAgent"
 
 
 def test_entry_point_agents_are_listed_and_loaded(installed_plugin: Path) -> None:
     agents = list_agents()
-    assert agents["last-frame"]["target"] == "rb_plugin_agents:LastFrame"
+    assert agents["last-frame"]["targets"] == {"findingdory": "rb_plugin_agents:LastFrame"}
     assert agents["last-frame"]["source"] == "entry point (rb-plugin)"
     assert agents["oracle"]["source"] == "builtin"
     agent = load_agent("last-frame", offset=2)
@@ -71,6 +72,10 @@ def test_list_agents_command(installed_plugin: Path, capsys: pytest.CaptureFixtu
     assert main(["list", "agents"]) == 0
     out = capsys.readouterr().out
     assert "last-frame" in out and "rb-plugin" in out and "recency" in out
+    # which benchmarks each name runs on: oracle on both, search on SceneMem only
+    lines = {line.split()[1]: line for line in out.splitlines() if len(line.split()) > 2}
+    assert "findingdory" in lines["oracle"] and "scenemem" in lines["oracle"]
+    assert "scenemem" in lines["search"] and "findingdory" not in lines["search"]
 
 
 def test_file_path_spec_and_errors(tmp_path: Path) -> None:

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from recallbench.agents.registry import list_agents, meaning, resolve
+from recallbench.benchmarks.registry import detect_suites
 from recallbench.cli import main
 from recallbench.cli.run import parse_agent_args
 from recallbench.errors import InputError
-from recallbench.run.compare import detect_suites, findingdory_target, scenemem_target
 from support.chat_server import ChatServer, Reply
 from test_findingdory_cli import build_suite
 from test_scenemem_baselines import kitchen_suite
@@ -139,15 +140,29 @@ def test_bad_input_is_named(tmp_path, capsys):
 
 
 def test_agent_names_map_per_benchmark():
-    assert scenemem_target("oracle").endswith("HierarchicalPrivileged")
-    assert scenemem_target("privileged").endswith("HierarchicalPrivileged")
-    assert scenemem_target("do-nothing").endswith("DoNothingPolicy")
-    assert scenemem_target("recency") is None
-    assert scenemem_target("scenemem-search").endswith("MemorylessSearchPolicy")
-    assert findingdory_target("do-nothing") is None
-    assert findingdory_target("oracle").__name__ == "OracleAgent"
+    assert meaning("oracle", "scenemem").endswith("HierarchicalPrivileged")
+    assert meaning("privileged", "scenemem").endswith("HierarchicalPrivileged")
+    assert meaning("do-nothing", "scenemem").endswith("DoNothingPolicy")
+    assert meaning("recency", "scenemem") is None
+    assert meaning("scenemem-search", "scenemem").endswith("MemorylessSearchPolicy")
+    assert meaning("do-nothing", "findingdory") is None
+    assert resolve("oracle", "findingdory").__name__ == "OracleAgent"
+    assert meaning("greedy", "navigation").endswith("GreedyFramePolicy")
     with pytest.raises(ValueError, match="unknown agent"):
-        findingdory_target("no-such-agent")
+        resolve("no-such-agent", "findingdory")
+
+
+def test_every_listed_name_runs_where_it_says():
+    """A name means one thing in every command: each role `list agents` shows loads a class
+    with that role's methods (the old tables listed `scenemem-search`, which `scenemem
+    --policy` could not run)."""
+    from recallbench.agents.registry import ROLES
+
+    for name, info in list_agents().items():
+        assert info["targets"], name
+        for role in info["targets"]:
+            cls = resolve(name, role)
+            assert all(callable(getattr(cls, m, None)) for m in ROLES[role]), (name, role)
 
 
 @pytest.fixture()

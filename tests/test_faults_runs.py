@@ -73,7 +73,7 @@ def test_a_second_resume_on_a_running_folder_is_refused_and_nothing_is_recorded_
         deadline = time.monotonic() + 120
         while not (run_dir / "runlog.jsonl").exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        second = cli("scenemem", "--resume", str(run_dir), "--workers", "1")
+        second = cli("scenemem", "--resume", "--run-dir", str(run_dir), "--workers", "1")
         assert first.poll() is None, "the first run ended before the second started"
         assert second.returncode == 2
         [line] = error_lines(second.stderr)
@@ -94,7 +94,7 @@ def test_results_json_keeps_a_scenario_that_no_longer_loads(tmp_path):
     assert cli(*args).returncode == 0
     full = json.loads((tmp_path / "r.json").read_text())
     (data / "combo_1" / "eval_spec.json").write_text("{corrupt")
-    proc = cli("scenemem", "--resume", str(tmp_path / "r_run"), "--workers", "1")
+    proc = cli("scenemem", "--resume", "--run-dir", str(tmp_path / "r_run"), "--workers", "1")
     assert proc.returncode == 1  # the scenario error is reported ...
     assert "combo_1/eval_spec.json" in proc.stderr
     assert json.loads((tmp_path / "r.json").read_text()) == full  # ... and nothing is lost
@@ -129,7 +129,7 @@ def test_findingdory_refuses_a_folder_another_process_writes(tmp_path, capsys):
 
 # ------------------------------------------------------------- findings 7 and 9: the VLM client
 def _vlm_query(tmp_path: Path):
-    from recallbench.agents.base import FrameQuery
+    from recallbench.benchmarks.findingdory.protocol import FrameQuery
     from test_findingdory_cli import build_suite
 
     suite = build_suite(tmp_path / "suite")
@@ -151,7 +151,7 @@ def test_a_trickling_reply_is_cut_off_at_the_total_deadline(tmp_path):
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from recallbench.agents.base import TransientError
+    from recallbench.benchmarks.findingdory.protocol import TransientError
 
     class Trickle(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -248,7 +248,7 @@ def test_a_failing_cache_write_keeps_the_reply(tmp_path, monkeypatch):
 
 
 def test_a_video_that_fails_to_decode_is_its_own_transient_failure(tmp_path):
-    from recallbench.agents.base import FrameQuery, TransientError
+    from recallbench.benchmarks.findingdory.protocol import FrameQuery, TransientError
 
     garbage = tmp_path / "garbage.mp4"
     garbage.write_bytes(os.urandom(4096))
@@ -286,7 +286,7 @@ def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
 # ------------------------------------------- finding 6: FindingDory agents run in worker processes
 CRASHING_AGENT = '''
 import ctypes, math, os, subprocess, sys, time
-from recallbench.agents.base import FrameAnswer
+from recallbench.benchmarks.findingdory.protocol import FrameAnswer
 
 class Crashing:
     name = "crashing"

@@ -117,7 +117,7 @@ def build_suite(root: Path) -> Path:
 PIXEL_AGENT = textwrap.dedent(
     """
     import numpy as np
-    from recallbench.agents.base import FrameAnswer
+    from recallbench.benchmarks.findingdory.protocol import FrameAnswer
 
     class GreenSeeker:
         '''Looks at the decoded, stamped frames and picks the greenest one (the mug).'''
@@ -351,7 +351,7 @@ def test_all_six_metrics_from_recorded_ll_outcomes(suite_dir: Path, tmp_path: Pa
 
 FAULTY_AGENT = textwrap.dedent(
     """
-    from recallbench.agents.base import FrameAnswer
+    from recallbench.benchmarks.findingdory.protocol import FrameAnswer
 
     class Faulty:
         name = "faulty"

@@ -95,7 +95,7 @@ def test_random_and_blind_baselines_are_low_with_intervals(suite, capsys) -> Non
 
 
 def test_random_is_seeded_per_case() -> None:
-    from recallbench.agents.base import FrameQuery
+    from recallbench.benchmarks.findingdory.protocol import FrameQuery
 
     def q(case_id: str) -> FrameQuery:
         return FrameQuery(case_id, "x", None, tuple(range(96)), num_targets=3)

@@ -25,7 +25,7 @@ from recallbench.benchmarks.scenemem.backend import load_start, make_scenario_en
 from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.spec import load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.run.seeds import seed_globals
+from recallbench.seeding import seed_globals
 from support.scenemem_fixtures.build import write_scenario
 
 world_env = pytest.importorskip("recallbench.world.env")

@@ -350,7 +350,7 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, kill_after):
             os.killpg(proc.pid, signal.SIGKILL)
     assert not out.exists()  # killed before the end
     assert len(records(run_dir)) < 8
-    run_cli("--resume", str(run_dir), "--workers", "1")
+    run_cli("--resume", "--run-dir", str(run_dir), "--workers", "1")
     assert json.loads(out.read_text()) == json.loads((tmp_path / "full.json").read_text())
     assert records(run_dir) == records(tmp_path / "full_run")  # none lost, none twice
     assert len(json.loads((run_dir / "manifest.json").read_text())["resumes"]) == 1
@@ -370,11 +370,11 @@ def test_resume_refuses_settings_that_would_change_results(tmp_path):
         "--workers",
         "1",
     )
-    proc = run_cli("--resume", str(tmp_path / "r_run"), "--max_steps", "6", check=2)
+    proc = run_cli("--resume", "--run-dir", str(tmp_path / "r_run"), "--max_steps", "6", check=2)
     assert "r_run/manifest.json: config.max_steps" in proc.stderr
     # same settings again, nothing left to do: results unchanged
     before = (tmp_path / "r.json").read_text()
-    run_cli("--resume", str(tmp_path / "r_run"), "--max_steps", "5")
+    run_cli("--resume", "--run-dir", str(tmp_path / "r_run"), "--max_steps", "5")
     assert (tmp_path / "r.json").read_text() == before
     proc = run_cli(
         "--data_dir",
@@ -494,10 +494,10 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130
-    assert f"recallbench scenemem --resume {run_dir}" in err.replace("\n", "")
+    assert f"recallbench scenemem --resume --run-dir {run_dir}" in err.replace("\n", "")
     assert len(records(run_dir)) == 1
     (gate / "closed").unlink()
-    run_cli("--resume", str(run_dir), "--workers", "2")
+    run_cli("--resume", "--run-dir", str(run_dir), "--workers", "2")
     assert len(records(run_dir)) == 6
     assert json.loads(out.read_text())["summary"]["total"] == 6
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recallbench.agents.base import FrameQuery, FrameSelectionAgent
 from recallbench.agents.embeddings import embeddings_available
 from recallbench.agents.registry import load_agent
 from recallbench.agents.text_memory import (
@@ -21,6 +20,7 @@ from recallbench.agents.text_memory import (
     TextMemoryAgent,
     make_chunks,
 )
+from recallbench.benchmarks.findingdory.protocol import FrameQuery, FrameSelectionAgent
 from recallbench.video import VideoWriter, subsample_indices
 from support.chat_server import ChatServer, Recorded, Reply
 
@@ -135,7 +135,7 @@ def test_caption_failure_fails_the_case_with_the_error(video: Path) -> None:
 
 def test_a_caption_server_that_may_recover_leaves_the_case_for_resume(video: Path) -> None:
     """503 after its retries is no answer: the case is not recorded, --resume asks again."""
-    from recallbench.agents.base import TransientError
+    from recallbench.benchmarks.findingdory.protocol import TransientError
 
     with ChatServer([], default=Reply(status=503)) as server, pytest.raises(
         TransientError

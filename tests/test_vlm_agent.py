@@ -18,10 +18,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from recallbench.agents.base import FrameQuery, FrameSelectionAgent, TransientError
 from recallbench.agents.openai_client import parse_retry_after
 from recallbench.agents.prompts import load_prompt
 from recallbench.agents.vlm import VLMAgent, goal_text
+from recallbench.benchmarks.findingdory.protocol import (
+    FrameQuery,
+    FrameSelectionAgent,
+    TransientError,
+)
 from recallbench.video import VideoFrames, VideoWriter, stamp_frame, subsample_indices
 from support.chat_server import ChatServer, Reply
 

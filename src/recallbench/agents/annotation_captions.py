@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.agents.base import FrameSource
 from recallbench.agents.text_memory import CaptionError, Chunk
+from recallbench.benchmarks.findingdory.protocol import FrameSource
 
 MAX_SEEN = 6  # entities named per chunk, most visible first (captions stay short)
 

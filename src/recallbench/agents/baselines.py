@@ -5,13 +5,18 @@ Each answers positions 0..K-1 in the offered list and needs no model or network.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource
+from recallbench.benchmarks.findingdory.protocol import (
+    DEFAULT_FRAMES,
+    FrameAnswer,
+    FrameQuery,
+    FrameSource,
+)
+from recallbench.seeding import case_rng
 
 
 def _count(query: FrameQuery) -> int:
@@ -56,12 +61,6 @@ class OracleAgent:
         return FrameAnswer(frame_indices=picks[: max(1, len(picks))])
 
 
-def case_seed(seed: int, case_id: str) -> list[int]:
-    """A per-case seed that does not depend on order or on Python's salted hash()."""
-    digest = hashlib.sha256(case_id.encode()).digest()
-    return [seed, int.from_bytes(digest[:8], "little")]
-
-
 class RandomAgent:
     """Uniform random positions, one per target (independent draws), seeded per case so a rerun
     or a resumed run answers identically."""
@@ -73,7 +72,7 @@ class RandomAgent:
         self.seed = int(seed)
 
     def select_frames(self, query: FrameQuery, frames: FrameSource | None) -> FrameAnswer:
-        rng = np.random.default_rng(case_seed(self.seed, query.case_id))
+        rng = case_rng(self.seed, query.case_id)
         k = len(query.offered_frames)
         return FrameAnswer(frame_indices=[int(i) for i in rng.integers(0, k, size=_count(query))])
 
@@ -129,7 +128,7 @@ class BlindAgent:
     privileged = False
     needs_training_suite = True  # the evaluator calls fit() with the suite's cases
 
-    def __init__(self, bins: int = 96) -> None:
+    def __init__(self, bins: int = DEFAULT_FRAMES) -> None:
         self.bins = int(bins)
         # Sums of histograms per key, and per (key, episode) so one episode can be subtracted.
         self._sum: dict[tuple[str, str], np.ndarray] = {}

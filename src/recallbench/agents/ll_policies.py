@@ -13,34 +13,12 @@ moves on to the next chosen frame. Policies may keep state between calls.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.findingdory.protocol import LLGoal, LowLevelPolicy
 from recallbench.world.navigation import DiscreteAction, GreedyGeodesicFollower
-
-DEFAULT_LL_POLICY = "greedy"
-LL_POLICIES = {
-    "greedy": "recallbench.agents.ll_policies:GreedyFramePolicy",
-    "stop": "recallbench.agents.ll_policies:StopPolicy",
-}
-
-
-@dataclass(frozen=True)
-class LLGoal:
-    """One navigation goal: the robot's recorded pose at a chosen frame of the video."""
-
-    index: int  # position in the chosen-frame sequence (sub-goal order for ordered tasks)
-    frame: int  # original frame index in the episode's video
-    pose: tuple[float, float, float]  # base x, y, yaw recorded at that frame
-
-
-@runtime_checkable
-class LowLevelPolicy(Protocol):
-    def reset(self, env: Any) -> None: ...
-
-    def act(self, pose: np.ndarray, goal: LLGoal) -> DiscreteAction | int: ...
 
 
 class GreedyFramePolicy:
@@ -86,15 +64,10 @@ class StopPolicy:
 
 
 def load_ll_policy(spec: str, **kwargs: Any) -> LowLevelPolicy:
-    """A policy by name (``LL_POLICIES``), ``module:Class`` or ``path/to/file.py:Class``."""
-    from recallbench.agents.registry import resolve_agent
+    """A navigation policy by registry name, ``module:Class`` or ``path/to/file.py:Class``."""
+    from recallbench.agents.registry import resolve
 
-    target = LL_POLICIES.get(spec, spec)
-    if ":" not in target:
-        raise ValueError(
-            f"unknown LL policy {spec!r}: use one of {sorted(LL_POLICIES)} or module:Class"
-        )
-    policy = resolve_agent(target)(**kwargs)
+    policy = resolve(spec, "navigation")(**kwargs)
     if not isinstance(policy, LowLevelPolicy):
         raise ValueError(f"LL policy {spec!r} lacks reset(env) and act(pose, goal)")
     return policy

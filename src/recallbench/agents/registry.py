@@ -1,108 +1,179 @@
-"""Find agents by name: built-ins, ``recallbench.agents`` entry points, or a direct reference.
+"""The one registry of everything that can be run, by name, on every benchmark.
 
-A spec is one of: a built-in name (``oracle``), an entry-point name registered by an installed
-package under the group ``recallbench.agents``, ``package.module:Class``, or
-``path/to/file.py:Class``. Built-ins win over entry points of the same name.
+A name means one thing in every command. Each entry says what it runs as in each *role*:
+
+    findingdory   a frame selector (``select_frames``), for FindingDory's HL phase
+    scenemem      an acting policy (``reset`` + ``get_action(env)``), the SceneMem card's interface
+    navigation    a FindingDory low-level policy (``reset(env)`` + ``act(pose, goal)``)
+
+``oracle`` is the privileged ceiling in both benchmarks (the right frames; the right fixture),
+``blind`` the memoryless floor (no video; search fixture after fixture), ``random`` a random
+answer (random frames; a random fixture). Besides names, a spec can be an entry-point name
+(group ``recallbench.agents``), ``package.module:Class`` or ``path/to/file.py:Class``; such a
+reference runs in a role when the class offers that role's methods.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
-import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from recallbench.errors import InputError
+from recallbench.loader import is_reference, load_attr
 
 ENTRY_POINT_GROUP = "recallbench.agents"
-
-# name -> "module:Class". Other areas add theirs here (vlm, text-memory, acting policies).
-BUILTIN_AGENTS: dict[str, str] = {
-    "oracle": "recallbench.agents.baselines:OracleAgent",
-    "random": "recallbench.agents.baselines:RandomAgent",
-    "blind": "recallbench.agents.baselines:BlindAgent",
-    "recency": "recallbench.agents.baselines:RecencyAgent",
-    "vlm": "recallbench.agents.vlm:VLMAgent",
-    "text-memory": "recallbench.agents.text_memory:TextMemoryAgent",
-    # SceneMem acting policies (built-in world): baselines and the hierarchical agent
-    "scenemem-search": "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy",
-    "scenemem-random-actions": "recallbench.agents.scenemem_baselines:RandomActionPolicy",
-    "scenemem-random": "recallbench.agents.hierarchical:HierarchicalRandom",
-    "hierarchical": "recallbench.agents.hierarchical:HierarchicalSubtasks",
-    "hierarchical-embedding": "recallbench.agents.hierarchical:HierarchicalSubtasksEmbedding",
-    "hierarchical-privileged": "recallbench.agents.hierarchical:HierarchicalPrivileged",
-    "hierarchical-vlm": "recallbench.agents.hierarchical:HierarchicalVLM",
-    # the floor of generated SceneMem suites: must score 0% (the ceiling is hierarchical-privileged)
-    "do-nothing": "recallbench.agents.scenemem_baselines:DoNothingPolicy",
+ROLES: dict[str, tuple[str, ...]] = {  # role -> the methods a class needs to play it
+    "findingdory": ("select_frames",),
+    "scenemem": ("reset", "get_action"),
+    "navigation": ("reset", "act"),
 }
+
+
+@dataclass(frozen=True)
+class Entry:
+    summary: str
+    targets: Mapping[str, str]  # role -> "module:Class"
+
+
+_B = "recallbench.agents.baselines"
+_S = "recallbench.agents.scenemem_baselines"
+_H = "recallbench.agents.hierarchical"
+_L = "recallbench.agents.ll_policies"
+REGISTRY: dict[str, Entry] = {
+    "oracle": Entry("privileged ceiling: the annotated frames; the target fixture",
+                    {"findingdory": f"{_B}:OracleAgent",
+                     "scenemem": f"{_H}:HierarchicalPrivileged"}),
+    "blind": Entry("no memory: frames by a fixed rule; searches fixture after fixture",
+                   {"findingdory": f"{_B}:BlindAgent", "scenemem": f"{_S}:MemorylessSearchPolicy"}),
+    "random": Entry("random frames; a random fixture",
+                    {"findingdory": f"{_B}:RandomAgent", "scenemem": f"{_H}:HierarchicalRandom"}),
+    "recency": Entry("the last frames of the video", {"findingdory": f"{_B}:RecencyAgent"}),
+    "vlm": Entry("a vision-language model over OpenAI-compatible chat",
+                 {"findingdory": "recallbench.agents.vlm:VLMAgent",
+                  "scenemem": f"{_H}:HierarchicalVLM"}),
+    "text-memory": Entry("captions of the video as memory, matched to the instruction",
+                         {"findingdory": "recallbench.agents.text_memory:TextMemoryAgent",
+                          "scenemem": f"{_H}:HierarchicalSubtasks"}),
+    "text-memory-embedding": Entry("text memory matched by sentence embeddings",
+                                   {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}),
+    "search": Entry("memoryless search: opens fixture after fixture",
+                    {"scenemem": f"{_S}:MemorylessSearchPolicy"}),
+    "random-actions": Entry("uniform random actions", {"scenemem": f"{_S}:RandomActionPolicy"}),
+    "do-nothing": Entry("zero actions: the floor (must score 0%)",
+                        {"scenemem": f"{_S}:DoNothingPolicy"}),
+    "hierarchical": Entry("subtask memory + scripted controller",
+                          {"scenemem": f"{_H}:HierarchicalSubtasks"}),
+    "hierarchical-embedding": Entry("subtask memory by embeddings + scripted controller",
+                                    {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}),
+    "hierarchical-privileged": Entry("the target fixture + scripted controller",
+                                     {"scenemem": f"{_H}:HierarchicalPrivileged"}),
+    "hierarchical-vlm": Entry("a VLM picks the fixture + scripted controller",
+                              {"scenemem": f"{_H}:HierarchicalVLM"}),
+    "greedy": Entry("greedy geodesic drive to the chosen frame's pose",
+                    {"navigation": f"{_L}:GreedyFramePolicy"}),
+    "stop": Entry("STOP at once: the floor of LL-SR", {"navigation": f"{_L}:StopPolicy"}),
+}
+DEFAULT_LL_POLICY = "greedy"  # FindingDory's navigation policy when none is named
+# Earlier spellings, kept working; each means exactly what its target name means.
+ALIASES = {"memoryless": "search", "privileged": "hierarchical-privileged",
+           "scenemem-search": "search", "scenemem-random": "random",
+           "scenemem-random-actions": "random-actions"}
+
+
+class NoMeaning(ValueError):
+    """The spec names something that does not run in the asked role."""
 
 
 def _entry_points() -> dict[str, metadata.EntryPoint]:
     return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def list_agents() -> dict[str, dict[str, str]]:
-    """name -> {"target": "module:Class", "source": "builtin" | "entry point (dist)"}."""
-    out = {name: {"target": t, "source": "builtin"} for name, t in BUILTIN_AGENTS.items()}
+def list_agents() -> dict[str, dict[str, Any]]:
+    """name -> {"targets": {role: "module:Class"}, "summary", "source"}; entry points' roles are
+    told by the methods their class offers."""
+    out: dict[str, dict[str, Any]] = {
+        name: {"targets": dict(e.targets), "summary": e.summary, "source": "builtin"}
+        for name, e in REGISTRY.items()}
     for name, ep in sorted(_entry_points().items()):
-        if name not in out:
-            dist = ep.dist.name if ep.dist is not None else "?"
-            out[name] = {"target": ep.value, "source": f"entry point ({dist})"}
+        if name in out:
+            continue
+        dist = ep.dist.name if ep.dist is not None else "?"
+        try:
+            roles = roles_of(ep.load())
+        except Exception:  # noqa: BLE001 - a broken plugin is listed, not fatal
+            roles = []
+        out[name] = {"targets": {r: ep.value for r in roles}, "summary": "",
+                     "source": f"entry point ({dist})"}
     return out
 
 
-def _load_from_file(path: Path, attr: str) -> Any:
-    if not path.is_file():
-        raise ValueError(f"agent file not found: {path}")
-    module_name = f"recallbench_user_agent_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return _attr(module, attr, str(path))
+def roles_of(factory: Any) -> list[str]:
+    """The roles a class (or factory) can play, by the methods it offers."""
+    roles = [role for role, methods in ROLES.items()
+             if all(callable(getattr(factory, m, None)) for m in methods)]
+    if not roles and callable(factory) and not isinstance(factory, type):
+        roles = ["findingdory"]  # a plain factory function builds a frame selector
+    return roles
 
 
-def _attr(module: Any, attr: str, where: str) -> Any:
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"{where} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    return obj
+def _known() -> str:
+    return ", ".join(sorted(REGISTRY))
 
 
-def resolve_agent(spec: str) -> Any:
-    """The class (or factory) a spec names, without instantiating it."""
-    if spec in BUILTIN_AGENTS:
-        spec_target = BUILTIN_AGENTS[spec]
+def resolve(spec: str, role: str) -> Any:
+    """The class (or factory) ``spec`` runs as in ``role``, without instantiating it. Raises
+    ``NoMeaning`` when it has none there, ``ValueError`` when it names nothing."""
+    name = ALIASES.get(spec, spec)
+    if name in REGISTRY:
+        target = REGISTRY[name].targets.get(role)
+        if target is None:
+            runs_on = ", ".join(REGISTRY[name].targets)
+            raise NoMeaning(f"agent {spec!r} does not run on {role} (it runs on: {runs_on})")
+        return load_attr(target)
+    eps = _entry_points()
+    if name in eps:
+        factory = eps[name].load()
+    elif is_reference(name):
+        factory = load_attr(name)
     else:
-        eps = _entry_points()
-        if spec in eps:
-            return eps[spec].load()
-        spec_target = spec
-    if ":" not in spec_target:
-        known = ", ".join(sorted(list_agents()))
-        raise ValueError(
-            f"unknown agent {spec!r}: use one of [{known}], module:Class or path/to/file.py:Class"
-        )
-    target, attr = spec_target.rsplit(":", 1)
-    if target.endswith(".py") or "/" in target or "\\" in target:
-        return _load_from_file(Path(target), attr)
+        raise ValueError(f"unknown agent {spec!r}: use one of [{_known()}], module:Class or "
+                         "path/to/file.py:Class")
+    if role not in roles_of(factory):
+        methods = " and ".join(f"{m}()" for m in ROLES[role])
+        raise NoMeaning(f"{spec} has no {methods}, so it does not run on {role}")
+    return factory
+
+
+def target(spec: str, role: str) -> str:
+    """The ``module:Class`` reference ``spec`` runs as in ``role`` (what a run manifest records
+    and a worker process loads)."""
+    name = ALIASES.get(spec, spec)
+    if name in REGISTRY and role in REGISTRY[name].targets:
+        return REGISTRY[name].targets[role]
+    factory = resolve(spec, role)
+    if is_reference(name):
+        return name
+    return f"{factory.__module__}:{factory.__qualname__}"
+
+
+def meaning(spec: str, role: str) -> str | None:
+    """``target(spec, role)``, or None when ``spec`` does not run in ``role`` or names nothing."""
     try:
-        module = importlib.import_module(target)
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"cannot import module {target!r} for agent {spec!r}: {exc}") from exc
-    return _attr(module, attr, target)
+        return target(spec, role)
+    except (ValueError, ImportError):
+        return None
 
 
-def load_agent(spec: str, **kwargs: Any) -> Any:
-    """Instantiate the agent a spec names, passing ``kwargs`` to its constructor."""
-    factory = resolve_agent(spec)
+def valid_names(role: str) -> list[str]:
+    return [name for name, e in REGISTRY.items() if role in e.targets]
+
+
+def load_agent(spec: str, role: str = "findingdory", **kwargs: Any) -> Any:
+    """Instantiate what ``spec`` runs as in ``role``, passing ``kwargs`` to its constructor."""
+    factory = resolve(spec, role)
     if not callable(factory):
         raise ValueError(f"agent {spec!r} is not a class or factory")
     return factory(**kwargs)
@@ -115,7 +186,7 @@ def construct_seeded(factory: Any, kwargs: dict[str, Any], seed: int) -> Any:
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):
-        params = {}
+        params = {}  # type: ignore[assignment]
     takes_any = not params or any(p.kind is p.VAR_KEYWORD for p in params.values())
     unknown = sorted(set(kwargs) - set(params)) if not takes_any else []
     if unknown:  # a typo must not become a TypeError traceback after a long setup

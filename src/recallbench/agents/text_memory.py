@@ -12,7 +12,6 @@ is answered over the text.
 
 from __future__ import annotations
 
-import importlib
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -22,7 +21,6 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource, TransientError
 from recallbench.agents.openai_client import ChatClient, ChatSettings
 from recallbench.agents.prompts import Prompt, load_prompt
 from recallbench.agents.vlm import answer_from_text, goal_text, request_info
@@ -33,6 +31,13 @@ from recallbench.agents.vlm_images import (
     parse_image_size,
     time_of_day_at,
 )
+from recallbench.benchmarks.findingdory.protocol import (
+    FrameAnswer,
+    FrameQuery,
+    FrameSource,
+    TransientError,
+)
+from recallbench.loader import load_attr
 
 
 @dataclass(frozen=True)
@@ -91,8 +96,7 @@ def as_captioner(value: Captioner | Callable[..., str] | str) -> Captioner:
     if isinstance(value, str):
         if ":" not in value:
             raise ValueError(f"captioner must be 'module:attr', got {value!r}")
-        module, attr = value.split(":", 1)
-        value = getattr(importlib.import_module(module), attr)
+        value = load_attr(value)
         if isinstance(value, type):
             value = value()
     if isinstance(value, Captioner):

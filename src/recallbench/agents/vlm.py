@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.base import FrameAnswer, FrameQuery, FrameSource, TransientError
 from recallbench.agents.openai_client import ChatClient, ChatResult, ChatSettings
 from recallbench.agents.prompts import Prompt, load_prompt
 from recallbench.agents.vlm_images import (
@@ -24,6 +23,12 @@ from recallbench.agents.vlm_images import (
     time_of_day_at,
 )
 from recallbench.benchmarks.findingdory.parse import parse_frame_indices
+from recallbench.benchmarks.findingdory.protocol import (
+    FrameAnswer,
+    FrameQuery,
+    FrameSource,
+    TransientError,
+)
 
 DEFAULT_PROMPT = "findingdory_frame_selection_v1"
 GOAL_PREFIX = "The robot's goal is:"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from PIL import Image
 
-from recallbench.agents.base import FrameQuery, FrameSource
+from recallbench.benchmarks.findingdory.protocol import FrameQuery, FrameSource
 
 ImageSize = int | tuple[int, int] | None
 

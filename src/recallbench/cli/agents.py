@@ -12,13 +12,17 @@ def _list_agents(args: argparse.Namespace) -> int:
 
     from recallbench.agents.registry import list_agents
 
-    table = Table(title="Agents (run with --agent NAME, module:Class or path.py:Class)")
-    table.add_column("name")
-    table.add_column("target")
+    table = Table(title="Agents: a name means the same on every benchmark it runs on (or give "
+                        "module:Class / path.py:Class)")
+    table.add_column("name", no_wrap=True)
+    table.add_column("runs on", no_wrap=True)
+    table.add_column("what it is")
     table.add_column("source")
     for name, info in list_agents().items():
-        table.add_row(name, info["target"], info["source"])
-    Console().print(table)
+        roles = ", ".join("findingdory-navigation" if r == "navigation" else r
+                          for r in info["targets"])
+        table.add_row(name, roles or "-", info["summary"], info["source"])
+    Console(width=160).print(table)
     return 0
 
 

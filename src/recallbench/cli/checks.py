@@ -93,23 +93,11 @@ def check_frames(frames: int, cases: Iterable[Any], flag: str = "--frames") -> N
                                f"and it has no full-video answers: use {flag} {bad[0]}")
 
 
-def _meaning(bench: str, name: str) -> Any:
-    """What ``name`` runs as on ``bench`` (a ``module:Class`` or an agent factory), or None."""
-    from recallbench.run.compare import findingdory_target, scenemem_target
-
-    try:
-        return scenemem_target(name) if bench == "scenemem" else findingdory_target(name)
-    except (ValueError, ImportError):
-        return None
-
-
 def valid_names(bench: str) -> list[str]:
-    """Names that mean something for ``bench`` (for the error message only: imports classes)."""
-    from recallbench.agents.registry import list_agents
-    from recallbench.run.compare import SCENEMEM_POLICIES
+    """Names that mean something for ``bench``, for error messages."""
+    from recallbench.agents.registry import valid_names as registered
 
-    names = set(list_agents()) | set(SCENEMEM_POLICIES)
-    return [name for name in sorted(names) if _meaning(bench, name) is not None]
+    return sorted(registered(bench))
 
 
 def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str, list[str]],
@@ -118,11 +106,12 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
     work. A name that means nothing anywhere is an error listing the valid names; a name from
     ``--agents`` that means nothing for one benchmark is skipped there with a note (it ran on
     another); a name listed for one benchmark alone must mean something there."""
+    from recallbench.agents.registry import meaning, resolve
     from recallbench.run.compare import Planned
 
     benches = list(benches)
-    meanings = {(b, n): _meaning(b, n) for b in benches
-                for n in (by_bench.get(b) if b in by_bench else agents)}
+    meanings = {(b, n): meaning(n, b) for b in benches
+                for n in by_bench.get(b, agents)}
     plan: dict[str, list[Planned]] = {}
     for bench in benches:
         explicit = bench in by_bench
@@ -130,7 +119,7 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
         plan[bench] = []
         for name in (by_bench[bench] if explicit else agents):
             if meanings[(bench, name)] is not None:
-                plan[bench].append(Planned(name))
+                plan[bench].append(Planned(name, target=meanings[(bench, name)]))
                 continue
             elsewhere = [b for b in benches if b != bench and meanings.get((b, name)) is not None]
             if elsewhere and not explicit:
@@ -146,7 +135,7 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
                                             f"({', '.join(sorted(used))})")
     for planned in plan.get("findingdory", []):
         if planned.skip is None:
-            factory = _meaning("findingdory", planned.agent)
+            factory = resolve(planned.agent, "findingdory")
             planned.instance = construct_agent(planned.agent, factory,
                                                agent_args.get(planned.agent, {}), seed,
                                                "--agent-arg", f"{planned.agent}.")

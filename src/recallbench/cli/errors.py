@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 import traceback
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from recallbench.errors import InputError, UsageError
 
@@ -54,8 +54,26 @@ def handle_exception(exc: BaseException, prog: str) -> int:
     return INTERNAL_ERROR
 
 
+def flag_spellings(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Kebab-case first (what --help shows and the dest derives from), then the snake_case
+    spelling as an alias, so the SceneMem card's ``--data_dir``/``--max_steps`` run verbatim."""
+    out: list[str] = []
+    for name in names:
+        if name.startswith("--"):
+            kebab = "--" + name[2:].replace("_", "-")
+            snake = "--" + name[2:].replace("-", "_")
+            out += [kebab, snake]
+        else:
+            out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line (argparse prints the usage block too)."""
+    """argparse, but a usage mistake is one line (argparse prints the usage block too), and
+    every long flag is spelled kebab-case with its snake_case alias."""
+
+    def add_argument(self, *names: str, **kwargs: Any) -> argparse.Action:
+        return super().add_argument(*flag_spellings(names), **kwargs)
 
     def error(self, message: str) -> NoReturn:
         print_error(f"{message} (see {self.prog} --help)", self.prog)

@@ -13,7 +13,7 @@ import os
 
 from recallbench.errors import UsageError
 from recallbench.executor import EXECUTORS, ExecutorSettings
-from recallbench.run.shards import Shard, parse_shard
+from recallbench.executor.shards import Shard, parse_shard
 
 
 def add_execution_options(parser: argparse.ArgumentParser, *, shard: bool = True) -> None:

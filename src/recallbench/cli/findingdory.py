@@ -10,26 +10,27 @@ import json
 from pathlib import Path
 from typing import Any
 
-DEFAULT_FRAMES = 96
+from recallbench.agents.registry import DEFAULT_LL_POLICY
+from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
 
 
 def _build_agent(args: argparse.Namespace) -> Any:
     """The agent, built before any work: a bad name or argument is a one-line error."""
-    from recallbench.agents.registry import resolve_agent
+    from recallbench.agents.registry import NoMeaning, resolve
     from recallbench.cli.checks import construct_agent, parse_key_values, valid_names
     from recallbench.errors import UsageError
 
     try:
-        factory = resolve_agent(args.agent)
+        factory = resolve(args.agent, "findingdory")
+    except NoMeaning as exc:
+        raise UsageError("--agent", f"{exc}; see `recallbench list agents`") from None
     except (ValueError, ImportError) as exc:
         if ":" in args.agent:
             raise UsageError("--agent", str(exc)) from None
         raise UsageError("--agent", f"unknown agent {args.agent!r}: use one of "
                                     f"{', '.join(valid_names('findingdory'))}, module:Class or "
                                     "path/to/file.py:Class") from None
-    if not callable(getattr(factory, "select_frames", None)):
-        raise UsageError("--agent", f"{args.agent!r} is not a frame-selection agent (it has no "
-                                    "select_frames); see `recallbench list agents`")
     extra = parse_key_values("--agent-arg", args.agent_arg)
     return construct_agent(args.agent, factory, extra, args.seed, "--agent-arg")
 
@@ -337,9 +338,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--case-timeout",
         type=float,
-        default=900.0,
+        default=DEFAULT_CASE_TIMEOUT,
         help="wall-clock seconds per case before its agent is stopped and the case failed "
-        "(default 900)",
+        f"(default {DEFAULT_CASE_TIMEOUT:.0f})",
     )
     parser.add_argument(
         "--workers", type=int, default=1, help="agent worker processes (default 1: in order)"
@@ -362,8 +363,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--ll-policy",
-        default="greedy",
-        help="low-level policy: greedy (default), stop, or module:Class",
+        default=DEFAULT_LL_POLICY,
+        help=f"low-level policy: a navigation name (`recallbench list agents`; default "
+        f"{DEFAULT_LL_POLICY}) or module:Class",
     )
     parser.add_argument(
         "--ll-policy-arg",
@@ -376,6 +378,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     add_execution_options(parser)
     parser.set_defaults(func=_handle_run)
+    _register_score(parser)
+
+
+def _register_score(parser: argparse.ArgumentParser) -> None:
+    """``recallbench findingdory score``: predictions made elsewhere, scored here."""
     sub = parser.add_subparsers(dest="findingdory_command", metavar="{score}", title="subcommand")
     score = sub.add_parser("score", help="score predictions made elsewhere (JSONL)")
     score.add_argument("--data", dest="score_data", required=True)
@@ -388,7 +395,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--frames",
         type=int,
         default=DEFAULT_FRAMES,
-        help="K the predictions' positions refer to (default 96)",
+        help=f"K the predictions' positions refer to (default {DEFAULT_FRAMES})",
     )
     score.add_argument("--scoring", choices=("published", "official"), default="published")
     score.add_argument(

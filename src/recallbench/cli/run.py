@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
 from recallbench.cli.checks import (
     check_frames,
     check_positive,
@@ -25,6 +26,7 @@ from recallbench.cli.checks import (
 from recallbench.cli.errors import print_warning
 from recallbench.cli.execution import add_execution_options, execution_settings
 from recallbench.errors import InputError, UsageError
+from recallbench.run.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
 # --- the demo's suites and agents -------------------------------------------------------------
 DEMO_SCENEMEM_AGENTS = ["oracle", "blind", "do-nothing", "random", "hierarchical"]
@@ -60,7 +62,7 @@ def parse_agent_args(pairs: list[str]) -> dict[str, dict[str, Any]]:
 def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -> int:
     """Exit status: 1 when nothing (or, for the demo, some benchmark) was scored."""
     from recallbench.cli.errors import print_error
-    from recallbench.run.compare import scored_agents
+    from recallbench.report.comparison import scored_agents
 
     for warning in comparison["warnings"]:
         print_warning(warning)
@@ -78,10 +80,41 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -
     return 0
 
 
+def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path,
+            opts: Any, console: Any, suite: str | Path,
+            warnings: list[str] | None = None) -> dict[str, Any]:
+    """Run every planned agent (run layer), score the run folders into comparison.json, print
+    the tables, build the case viewer, then the charts and report.html (report layer)."""
+    from dataclasses import asdict
+
+    from recallbench.report.compare import print_comparison
+    from recallbench.report.comparison import build_comparison
+    from recallbench.report.html import write_report
+    from recallbench.report.viewer.site import try_build_viewer
+    from recallbench.run.compare import run_agents
+
+    runs = run_agents(suites, plan, out, opts, console)
+    options = {k: v for k, v in asdict(opts).items() if k != "agent_args"}
+    comparison = build_comparison(suite, suites, runs, out, options, opts.seed, warnings or [])
+    if opts.quiet_runs:  # the runners' own output went to each agent's console.log
+        for bench, block in comparison["benchmarks"].items():
+            for run, a in zip(runs[bench], block["agents"], strict=True):
+                if a["status"] == "ok":
+                    value = (a["metrics"].get(block["primary"]) or {}).get("value")
+                    shown = "n/a" if value is None else f"{100 * value:.1f}%"
+                    console.print(f"{bench}: {a['agent']} done: {shown} of n={a['n']} "
+                                  f"({run.seconds:.0f} s)", highlight=False)
+    print_comparison(comparison, console=console)
+    try_build_viewer(out, console)  # before the report, which adds the viewer's breakdowns
+    write_report(comparison, out)
+    return comparison
+
+
 def _handle_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.run.compare import CompareOptions, compare, detect_suites
+    from recallbench.benchmarks.registry import detect_suites
+    from recallbench.run.compare import CompareOptions
 
     by_bench = {b: split_names(v) for b, v in (("scenemem", args.scenemem_agents),
                                                ("findingdory", args.findingdory_agents)) if v}
@@ -162,7 +195,8 @@ def _handle_demo(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from recallbench.agents.embeddings import embeddings_available
-    from recallbench.run.compare import CompareOptions, compare, detect_suites
+    from recallbench.benchmarks.registry import detect_suites
+    from recallbench.run.compare import CompareOptions
 
     check_positive("--workers", args.workers)
     out = Path(args.out)
@@ -225,8 +259,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--max-steps", type=int, default=None,
                      help="SceneMem steps per test (default: the spec's, else 1500)")
     run.add_argument("--test-timeout", type=float, default=None,
-                     help="wall-clock s per SceneMem test / FindingDory case (default 3600 / 900)")
-    run.add_argument("--frames", type=int, default=96, help="FindingDory frame budget K")
+                     help="wall-clock s per SceneMem test / FindingDory case (default "
+                          f"{DEFAULT_TEST_TIMEOUT:.0f} / {DEFAULT_CASE_TIMEOUT:.0f})")
+    run.add_argument("--frames", type=int, default=DEFAULT_FRAMES,
+                     help="FindingDory frame budget K")
     run.add_argument("--limit", type=int, default=None, help="FindingDory: first N cases only")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--quiet", action="store_true",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,24 +20,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--data_dir", help="folder holding combo_* scenario folders")
-    p.add_argument("--policy", help="module:Class or path/to/file.py:Class")
+    p.add_argument("--policy", help="module:Class, path/to/file.py:Class or an agent name "
+                                    "(`recallbench list agents`)")
     p.add_argument("--out", help="results.json path (the card's schema)")
     p.add_argument("--filter", default=None, help="only scenarios whose folder name has this")
     p.add_argument(
-        "--max_steps", type=int, default=None, help="steps per test (default: spec, else 1500)"
+        "--max-steps", type=int, default=None, help="steps per test (default: spec, else 1500)"
     )
     p.add_argument(
         "--workers", type=int, default=None, help="worker processes (default: one per core)"
     )
     p.add_argument("--test_timeout", type=float, default=None, help="wall-clock limit per test, s")
     p.add_argument("--run_dir", default=None, help="run folder (default: <out stem>_run/)")
-    p.add_argument("--resume", metavar="RUN_DIR", default=None, help="finish an earlier run")
+    p.add_argument("--resume", action="store_true",
+                   help="finish the run in --run-dir (default: beside --out)")
     p.add_argument("--seed", type=int, default=None, help="run seed (default 0)")
     p.add_argument("--approach_dist", type=float, default=None, help="default 1.2 (m)")
     p.add_argument("--open_qpos", type=float, default=None, help="default 0.5 (rad or m)")
     p.add_argument(
         "--no-camera-obs",
-        "--no_camera_obs",
         dest="camera_obs",
         action="store_const",
         const=False,
@@ -45,14 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "on); for policies that read no images, ~10x faster steps",
     )
     p.add_argument(
-        "--env_factory",
         "--env-factory",
         default=None,
         help="module:function (or file.py:function) that builds each scenario's env; a suite "
         "itself may only name a factory registered under recallbench.env_factories",
     )
     p.add_argument(
-        "--trust_suite",
         "--trust-suite",
         action="store_true",
         default=None,
@@ -67,75 +67,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.benchmarks.scenemem.success import Thresholds
     from recallbench.cli.checks import check_positive
     from recallbench.cli.execution import execution_settings, shard_of
     from recallbench.errors import InputError, UsageError
-    from recallbench.run.scenemem import (
-        ScenememConfig,
-        default_run_dir,
-        normalise,
-        resume_config,
-        run_scenemem,
-    )
+    from recallbench.run.scenemem import run_scenemem
 
-    for flag, value in (("--workers", args.workers), ("--max_steps", args.max_steps),
-                        ("--test_timeout", args.test_timeout),
-                        ("--approach_dist", args.approach_dist), ("--open_qpos", args.open_qpos)):
+    for flag, value in (("--workers", args.workers), ("--max-steps", args.max_steps),
+                        ("--test-timeout", args.test_timeout),
+                        ("--approach-dist", args.approach_dist), ("--open-qpos", args.open_qpos)):
         check_positive(flag, value)
     console = Console(stderr=True)
     execution = execution_settings(args, args.workers)
-    shard = shard_of(args)
-    thresholds = {"approach_dist": args.approach_dist, "open_qpos": args.open_qpos}
-    if args.resume:
-        run_dir = Path(args.resume)
-        given = {
-            "data_dir": args.data_dir,
-            "policy": args.policy,
-            "out": args.out,
-            "filter": args.filter,
-            "max_steps": args.max_steps,
-            "seed": args.seed,
-            "test_timeout": args.test_timeout,
-            "camera_obs": args.camera_obs,
-            "env_factory": args.env_factory,
-            "trust_suite": args.trust_suite,
-            "shard": str(shard) if shard else None,
-        }
-        config = resume_config(run_dir, given)
-        for name, value in thresholds.items():
-            if value is not None and config.thresholds.get(name) != value:
-                raise InputError(
-                    run_dir / "manifest.json",
-                    f"config.thresholds.{name}",
-                    f"the run used {config.thresholds.get(name)}; --{name} {value} differs",
-                )
-    else:
-        missing = [f"--{n}" for n in ("data_dir", "policy", "out") if not getattr(args, n)]
-        if missing:
-            raise UsageError(", ".join(missing), "required (or --resume RUN_DIR)")
-        defaults = Thresholds()
-        config = normalise(
-            ScenememConfig(
-                data_dir=args.data_dir,
-                policy=args.policy,
-                out=args.out,
-                filter=args.filter,
-                max_steps=args.max_steps,
-                seed=_or(args.seed, 0),
-                test_timeout=args.test_timeout,
-                camera_obs=args.camera_obs is not False,
-                env_factory=args.env_factory,
-                trust_suite=bool(args.trust_suite),
-                shard=str(shard) if shard else None,
-                thresholds={
-                    "approach_dist": _or(args.approach_dist, defaults.approach_dist),
-                    "open_qpos": _or(args.open_qpos, defaults.open_qpos),
-                    "restore_dist": defaults.restore_dist,
-                },
-            )
-        )
-        run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+    shard_of(args)  # a bad --shard: before work
+    config, run_dir = _resumed(args) if args.resume else _new_run(args)
     try:
         status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
                               console=console, execution=execution)
@@ -144,11 +88,11 @@ def _handle(args: argparse.Namespace) -> int:
         raise UsageError("" if message.startswith("--") else "--policy", message) from None
     except RuntimeError as exc:  # workers cannot start; the run log is intact for --resume
         raise InputError(run_dir, None, f"{exc}; finish with: recallbench scenemem --resume "
-                                        f"{run_dir}") from None
+                                        f"--run-dir {run_dir}") from None
     except KeyboardInterrupt:
         from recallbench.cli.errors import print_error
 
-        print_error(f"interrupted; finish with: recallbench scenemem --resume {run_dir}")
+        print_error(f"interrupted; finish with: recallbench scenemem --resume --run-dir {run_dir}")
         return 130
     return _overall(run_dir, status)
 
@@ -169,3 +113,82 @@ def _overall(run_dir: Path, status: int) -> int:
 
 def _or(value: float | None, default: float) -> float:
     return default if value is None else value
+
+
+def _policy_target(spec: str) -> str:
+    """The ``module:Class`` a --policy runs as: a reference as given (the card's form), or what
+    a registered name means on SceneMem."""
+    from recallbench.agents.registry import NoMeaning, target, valid_names
+    from recallbench.errors import UsageError
+    from recallbench.loader import is_reference
+
+    if is_reference(spec):
+        return spec
+    try:
+        return target(spec, "scenemem")
+    except NoMeaning as exc:
+        raise UsageError("--policy", str(exc)) from None
+    except ValueError:
+        raise UsageError("--policy", f"unknown policy {spec!r}: use module:Class, "
+                                     f"path/to/file.py:Class or one of "
+                                     f"{', '.join(valid_names('scenemem'))}") from None
+
+
+def _resumed(args: argparse.Namespace) -> tuple[Any, Path]:
+    """The recorded run's config; flags given again must agree with it."""
+    from recallbench.errors import InputError, UsageError
+    from recallbench.run.scenemem import default_run_dir, resume_config
+
+    if not (args.run_dir or args.out):
+        raise UsageError("--resume", "needs the run: --run-dir RUN_DIR (or the run's --out)")
+    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.out)
+    given = {name: getattr(args, name) for name in (
+        "data_dir", "policy", "out", "filter", "max_steps", "seed", "test_timeout",
+        "camera_obs", "env_factory", "trust_suite")}
+    given["shard"] = _shard(args)
+    config = resume_config(run_dir, given)
+    for name in ("approach_dist", "open_qpos"):
+        value = getattr(args, name)
+        if value is not None and config.thresholds.get(name) != value:
+            raise InputError(run_dir / "manifest.json", f"config.thresholds.{name}",
+                             f"the run used {config.thresholds.get(name)}; "
+                             f"--{name.replace('_', '-')} {value} differs")
+    return config, run_dir
+
+
+def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
+    from recallbench.benchmarks.scenemem.success import Thresholds
+    from recallbench.errors import UsageError
+    from recallbench.run.scenemem import ScenememConfig, default_run_dir, normalise
+
+    missing = [f"--{n.replace('_', '-')}" for n in ("data_dir", "policy", "out")
+               if not getattr(args, n)]
+    if missing:
+        raise UsageError(", ".join(missing), "required (or --resume --run-dir RUN_DIR)")
+    defaults = Thresholds()
+    config = normalise(ScenememConfig(
+        data_dir=args.data_dir,
+        policy=_policy_target(args.policy),
+        out=args.out,
+        filter=args.filter,
+        max_steps=args.max_steps,
+        seed=0 if args.seed is None else args.seed,
+        test_timeout=args.test_timeout,
+        camera_obs=args.camera_obs is not False,
+        env_factory=args.env_factory,
+        trust_suite=bool(args.trust_suite),
+        shard=_shard(args),
+        thresholds={
+            "approach_dist": _or(args.approach_dist, defaults.approach_dist),
+            "open_qpos": _or(args.open_qpos, defaults.open_qpos),
+            "restore_dist": defaults.restore_dist,
+        },
+    ))
+    return config, Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+
+
+def _shard(args: argparse.Namespace) -> str | None:
+    from recallbench.cli.execution import shard_of
+
+    shard = shard_of(args)
+    return str(shard) if shard else None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import importlib
 import multiprocessing as mp
 import os
 import signal
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recallbench.executor.pool import TaskPool
+from recallbench.loader import load_attr
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
 MAX_STARTUP_FAILURES = 3
@@ -69,8 +69,8 @@ class Executor(Protocol):
 
 
 def import_handler(ref: str) -> Callable[[Any], Any]:
-    module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(module), name)
+    handler: Callable[[Any], Any] = load_attr(ref)
+    return handler
 
 
 def _die_with_parent() -> None:

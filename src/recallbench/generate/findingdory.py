@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
     return final
 
 
-def merge_suite(out_dir: Path, subsample: int = 96) -> tuple[Path, Path]:
+def merge_suite(out_dir: Path, subsample: int = DEFAULT_FRAMES) -> tuple[Path, Path]:
     """Write ``qa.json`` and ``qa_<K>.json`` for all complete episodes under ``out_dir``."""
     from recallbench.io import write_json_atomic
 

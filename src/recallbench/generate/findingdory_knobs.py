@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+
 MIN_INTERACTIONS = 2  # FindingDory's days hold 2 to 11 pick-and-place interactions
 MAX_INTERACTIONS = 11
 
@@ -35,7 +37,7 @@ class FindingDoryKnobs:
     rooms: int | None = None
     width: int = 480
     height: int = 640
-    subsample: int = 96
+    subsample: int = DEFAULT_FRAMES
     per_template: int = 2
     fps: int = 10
     video_preset: str = "veryfast"  # video.writer.DEFAULT_PRESET (not imported: PyAV is heavy)

@@ -21,39 +21,21 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings, Task, executor_for
+from recallbench.generate.registry import GENERATORS
 from recallbench.io import write_json_atomic
 
 SUITE_FILE = "suite.json"
-BENCHMARKS = ("scenemem", "findingdory")
+BENCHMARKS = tuple(GENERATORS)
 
 
 def item_complete(benchmark: str, out_dir: Path, index: int) -> bool:
-    if benchmark == "scenemem":
-        from recallbench.generate.scenemem import find_complete
-
-        return find_complete(out_dir, index) is not None
-    return (out_dir / "episodes" / f"ep_{index}" / "episode.json").is_file()
+    return GENERATORS[benchmark].item_summary(out_dir, index) is not None
 
 
 def generate_item(benchmark: str, out_dir: str, index: int, seed: int,
                   knobs: dict[str, Any]) -> dict[str, Any]:
     """One item, in a worker process. Returns its summary (JSON-serialisable)."""
-    out = Path(out_dir)
-    if benchmark == "scenemem":
-        from recallbench.generate.scenemem import generate_scenario
-
-        return generate_scenario(out, index, seed, knobs)
-    from recallbench.generate.findingdory import generate_episode
-    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-
-    path = generate_episode(out, seed=seed, index=index, knobs=FindingDoryKnobs(**knobs))
-    return _episode_summary(Path(path), index)
-
-
-def _episode_summary(path: Path, index: int) -> dict[str, Any]:
-    meta = json.loads((path / "episode.json").read_text())
-    return {"index": index, "name": path.name, "frames": meta.get("num_frames"),
-            "questions": meta.get("num_questions"), "world": meta.get("world")}
+    return GENERATORS[benchmark].generate_item(Path(out_dir), index, seed, knobs)
 
 
 WORKER_HANDLER = "recallbench.generate.suite:generate_task"
@@ -85,37 +67,14 @@ def check_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
 
 
 def _summaries(benchmark: str, out_dir: Path, n: int) -> list[dict[str, Any]]:
-    items = []
-    for i in range(n):
-        if benchmark == "scenemem":
-            from recallbench.generate.scenemem import find_complete
-
-            done = find_complete(out_dir, i)
-            if done is not None:
-                items.append(json.loads((done / "generation.json").read_text()))
-        elif item_complete(benchmark, out_dir, i):
-            items.append(_episode_summary(out_dir / "episodes" / f"ep_{i}", i))
-    return items
+    found = (GENERATORS[benchmark].item_summary(out_dir, i) for i in range(n))
+    return [item for item in found if item is not None]
 
 
 def write_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
                      knobs: dict[str, Any]) -> dict[str, Any]:
     items = _summaries(benchmark, out_dir, n)
-    if benchmark == "scenemem":
-        from recallbench.generate.scenemem import ScenememKnobs, suite_manifest
-
-        manifest = suite_manifest(out_dir, seed, n, ScenememKnobs.from_dict(knobs), items)
-        manifest["knobs"] = knobs
-    else:
-        import platform
-        import sys
-
-        from recallbench.versions import package_versions
-
-        manifest = {"benchmark": benchmark, "generator": "recallbench", "seed": seed, "n": n,
-                    "knobs": knobs, "python": sys.version.split()[0],
-                    "platform": platform.machine(), "packages": package_versions(),
-                    "complete": len(items) == n, "items": items}
+    manifest = GENERATORS[benchmark].suite_manifest(out_dir, seed, n, knobs, items)
     write_json_atomic(out_dir / SUITE_FILE, manifest)
     return manifest
 
@@ -126,7 +85,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
     """Generate (or finish) a suite. Exit status 0, 1 if an item failed, 2 on bad input.
 
     ``execution`` says where items are made (default ``workers`` local processes); ``shard``
-    (a ``run.shards.Shard``-like object with ``picks``) makes only its part of the items."""
+    (a ``executor.shards.Shard``-like object with ``picks``) makes only its part of the items."""
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
     if benchmark not in BENCHMARKS:
@@ -161,11 +120,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
                         last = f"item {i} failed"
                         (out_dir / f"error_{i}.txt").write_text(res["traceback"])
                     progress.update(bar, advance=1, last=last[:50])
-    if benchmark == "findingdory":
-        from recallbench.generate.findingdory import merge_suite
-
-        subsample = int(knobs.get("subsample", 96))
-        merge_suite(out_dir, subsample)
+    GENERATORS[benchmark].finish(out_dir, knobs)
     manifest = write_suite_file(out_dir, benchmark, seed, n, knobs)
     for i, msg in sorted(errors.items()):
         console.print(f"[red]error[/red] item {i}: {escape(msg)}", highlight=False,
@@ -176,8 +131,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
         console.print(f"[yellow]warning[/yellow]: {len(errors)} of {len(pending)} {benchmark} "
                       f"items failed (tracebacks in {out_dir}/error_*.txt); rerun to retry them",
                       highlight=False, soft_wrap=True)
-    if benchmark == "scenemem":
-        t = manifest["totals"]
-        console.print(f"{t['probes']} probes ({t['dropped_probes']} dropped by verification), "
-                      f"{t['minutes_of_video']} min of video")
+    line = GENERATORS[benchmark].describe(manifest)
+    if line:
+        console.print(line)
     return 1 if errors else 0

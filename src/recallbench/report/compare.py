@@ -1,6 +1,6 @@
-"""Agent-comparison outputs from a ``comparison.json`` (see ``run.compare``): one rich table per
-benchmark, one bar chart per benchmark (95% bootstrap intervals as error bars) and the HTML
-report. Reads the comparison only, never a run.
+"""Agent-comparison outputs from a ``comparison.json`` (``report.comparison``): one rich table
+per benchmark and one bar chart per benchmark (95% bootstrap intervals as error bars). Reads the
+comparison only, never a run.
 """
 
 from __future__ import annotations
@@ -11,16 +11,11 @@ from typing import Any
 
 from rich.console import Console
 
+from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.report.tables import fmt, interval_table
 
-LABELS = {
-    "memory_success": "memory success",
-    "hl_sr": "HL-SR",
-    "hl_spl": "HL-SPL",
-    "dtg_sr": "DTG-SR",
-    "sc_sr": "SC-SR",
-}
-TITLES = {"scenemem": "SceneMem", "findingdory": "FindingDory"}
+LABELS = {m.name: m.label for b in BENCHMARKS.values() for m in b.metrics}
+TITLES = {name: b.title for name, b in BENCHMARKS.items()}
 # Shown under a table or chart whose metrics are averaged over different instance sets.
 SUBSET_NOTE = "HL-SPL is averaged over single-goal instances only (the published definition)"
 
@@ -114,22 +109,3 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
     fig.savefig(path)
     plt.close(fig)
     return path
-
-
-def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Path]:
-    """The PNG per benchmark and ``report.html``; returns {name: path}. When the case viewer
-    was built in ``out/viewer``, the report adds its breakdowns and paired tests."""
-    from recallbench.report.html import write_html
-    from recallbench.report.viewer.site import VIEWER_DIR, read_overview
-
-    out = Path(out)
-    written: dict[str, Path] = {}
-    pngs: dict[str, Path] = {}
-    for bench, block in comparison["benchmarks"].items():
-        png = plot_benchmark(bench, block, out / f"{bench}_comparison.png")
-        if png is not None:
-            pngs[bench] = png
-            written[f"{bench}_png"] = png
-    overview = read_overview(out / VIEWER_DIR)
-    written["html"] = write_html(comparison, pngs, out / "report.html", overview)
-    return written

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from recallbench.report.compare import TITLES, plot_benchmark, table_rows
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
@@ -35,7 +37,6 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path],
                 overview: Mapping[str, Any] | None = None) -> str:
     """``overview`` (the case viewer's, when it was built) adds breakdowns, paired tests and a
     link to the viewer."""
-    from recallbench.report.compare import TITLES, table_rows
     from recallbench.report.viewer.summary_html import benchmark_sections, viewer_link
 
     parts = [
@@ -81,3 +82,21 @@ def write_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path], path: Pa
     tmp.write_text(render_html(comparison, pngs, overview), encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Path]:
+    """The PNG per benchmark and ``report.html``; returns {name: path}. When the case viewer
+    was built in ``out/viewer``, the report adds its breakdowns and paired tests."""
+    from recallbench.report.viewer.site import VIEWER_DIR, read_overview
+
+    out = Path(out)
+    written: dict[str, Path] = {}
+    pngs: dict[str, Path] = {}
+    for bench, block in comparison["benchmarks"].items():
+        png = plot_benchmark(bench, block, out / f"{bench}_comparison.png")
+        if png is not None:
+            pngs[bench] = png
+            written[f"{bench}_png"] = png
+    overview = read_overview(out / VIEWER_DIR)
+    written["html"] = write_html(comparison, pngs, out / "report.html", overview)
+    return written

@@ -1,6 +1,6 @@
 """Score a recorded run from its records (never re-running the agent) and write summary.json.
 
-The manifest names the benchmark; its adapter turns records into per-instance scores, and the
+The manifest names the benchmark; its seam turns records into per-instance scores, and the
 aggregation here is benchmark-agnostic.
 """
 
@@ -10,11 +10,13 @@ import math
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.registry import get_benchmark
+from recallbench.benchmarks.seam import ScoreInput
 from recallbench.errors import InputError
 from recallbench.io import write_json_atomic
 from recallbench.report.aggregate import summarize
 from recallbench.run.manifest import read_manifest
-from recallbench.run.runlog import completed
+from recallbench.run.runlog import RUN_LOG, completed
 
 SUMMARY = "summary.json"
 
@@ -28,73 +30,6 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list):
         return [_finite(v) for v in value]
     return value
-
-
-def findingdory_rows(
-    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None, subset: bool = False
-) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
-    """Rows for the run's planned cases (the first ``cases`` of the suite, as ``--limit`` ran
-    them); a planned case without a record is a failure unless ``subset``."""
-    from recallbench.benchmarks.findingdory.data import load_suite
-    from recallbench.benchmarks.findingdory.evaluate import score_records
-    from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
-    from recallbench.run.findingdory import RECORDS
-
-    if suite is None:
-        suite = load_suite(manifest["data"])
-        if manifest.get("data_sha256") and suite.sha256 != manifest["data_sha256"]:
-            raise InputError(manifest["data"], None, "data changed since the run (sha256 differs)")
-    planned = manifest.get("cases")
-    cases = suite.cases[:planned] if isinstance(planned, int) else suite.cases
-    if manifest.get("shard"):  # a shard's cases are its part of the first ``limit``
-        from recallbench.run.findingdory import planned_cases
-        from recallbench.run.shards import parse_shard
-
-        cases = planned_cases(suite, manifest.get("limit"), parse_shard(manifest["shard"]))
-    records = completed(run_dir / RECORDS)
-    rows = score_records(suite, records, scoring=scoring, cases=cases, subset=subset)  # type: ignore[arg-type]
-    return rows, METRICS, NA_REASONS
-
-
-def scenemem_rows(
-    run_dir: Path, manifest: dict[str, Any], scoring: str, suite: Any = None,
-    subset: bool = False,
-) -> tuple[list[dict[str, Any]], tuple[str, ...], dict[str, str]]:
-    """One row per planned test: the card's memory success, sliced by fixture type and task. A
-    test the runner planned but never recorded (``missing_tests``) fails unless ``subset``."""
-    rows = [
-        {
-            "memory_success": 1.0 if r.get("memory") else 0.0,
-            "fixture_type": r.get("fixture_type"),
-            "task": r.get("task"),
-            "category": r.get("category"),
-            "failure": "error" if r.get("error") else r.get("failed"),
-        }
-        # in key order: the bootstrap (and so summary.json) must not depend on which test
-        # finished first, i.e. on the workers or the executor
-        for _, r in sorted(completed(run_dir / "runlog.jsonl").items())
-    ]
-    if not subset:
-        missing = _runner_summary(run_dir).get("missing_tests") or []
-        rows += [{"memory_success": 0.0, "failure": "missing"} for _ in missing]
-    return rows, ("memory_success",), {}
-
-
-def no_answer(benchmark: str, records: Any) -> list[tuple[str, str]]:
-    """(key, cause) of each recorded case where the agent produced nothing at all: it raised, its
-    input failed or its worker died (FindingDory: no frame indices and no response; SceneMem: a
-    test that errored). A wrong or unparsable answer is not among them."""
-    out = []
-    for record in records:
-        info = record.get("info") if isinstance(record.get("info"), dict) else {}
-        cause = next((f"{k}: {str(v)[:300]}" for k, v in (*record.items(), *info.items())
-                      if k.endswith("error") and v), None)
-        if benchmark == "findingdory":
-            if record.get("frame_indices") is None and record.get("response") is None:
-                out.append((record["key"], cause or "no answer recorded"))
-        elif record.get("error"):
-            out.append((record["key"], cause or "error"))
-    return out
 
 
 def run_warnings(summary: dict[str, Any], failed: list[tuple[str, str]]) -> list[str]:
@@ -113,14 +48,11 @@ def run_warnings(summary: dict[str, Any], failed: list[tuple[str, str]]) -> list
     return warnings
 
 
-SCORERS = {"findingdory": findingdory_rows, "scenemem": scenemem_rows}
-SLICES = {"findingdory": ("group", "category", "template"),
-          "scenemem": ("fixture_type", "task")}
-
-
 def run_seed(manifest: dict[str, Any]) -> int:
     """The run's seed, which is also the bootstrap seed: every re-score gives the same CIs."""
-    seed = manifest.get("seed", (manifest.get("config") or {}).get("seed", 0))
+    if "bootstrap_seed" in manifest:
+        return int(manifest["bootstrap_seed"])
+    seed = manifest.get("seed", (manifest.get("config") or {}).get("seed", 0))  # older runs
     return int(seed or 0)
 
 
@@ -141,20 +73,23 @@ def score_run(
     if not (run_dir / "manifest.json").is_file():
         raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
     manifest = read_manifest(run_dir)
-    benchmark = manifest.get("benchmark")
-    if benchmark not in SCORERS:
-        raise InputError(run_dir / "manifest.json", "benchmark", f"no scorer for {benchmark!r}")
+    bench = get_benchmark(manifest.get("benchmark"), run_dir / "manifest.json")
     scoring = scoring or manifest.get("scoring") or "published"
-    rows, metrics, reasons = SCORERS[benchmark](run_dir, manifest, scoring, suite, subset)
-    seed = run_seed(manifest) if seed is None else seed
-    scores = summarize(rows, metrics, na_reasons=reasons, seed=seed, slices=SLICES[benchmark])
+    # in key order: scores (the bootstrap draws) and warnings must not depend on which case
+    # finished first, i.e. on the workers or the executor
+    records = dict(sorted(completed(run_dir / RUN_LOG).items()))
     summary = _runner_summary(run_dir)
+    rows = bench.score(ScoreInput(manifest, records, summary, scoring, suite, subset))
+    metrics = bench.metric_names()
+    seed = run_seed(manifest) if seed is None else seed
+    scores = summarize(rows, metrics, na_reasons=bench.na_reasons, seed=seed,
+                       slices=tuple(bench.slices))
     for key, value in scores.items():  # each group keeps the runner's counts beside its scores
         if isinstance(value, dict) and isinstance(summary.get(key), dict) and key != "overall":
             value = {g: {**summary[key].get(g, {}), **block} for g, block in value.items()}
         summary[key] = value
     summary.update(
-        benchmark=benchmark,
+        benchmark=bench.name,
         scoring=scoring,
         agent=manifest.get("agent") or (manifest.get("config") or {}).get("policy"),
         frames=manifest.get("frames"),
@@ -164,11 +99,11 @@ def score_run(
         missing=sum(r.get("failure") == "missing" for r in rows),
         subset=subset,
         metrics=list(metrics),
-        slices=list(SLICES[benchmark]),
+        slices=list(bench.slices),
         bootstrap_seed=seed,
     )
-    records = dict(sorted(completed(run_dir / "runlog.jsonl").items()))  # not finishing order
-    failed = no_answer(benchmark, records.values())
+    failed = [(key, cause) for key, record in records.items()
+              if (cause := bench.no_answer(record)) is not None]
     summary["no_answer"] = len(failed)
     summary["warnings"] = run_warnings(summary, failed)
     write_json_atomic(run_dir / SUMMARY, _finite(summary))

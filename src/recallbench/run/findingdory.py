@@ -19,21 +19,19 @@ from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, build_quer
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.seam import planned_cases
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
+from recallbench.executor.shards import Shard
 from recallbench.run.findingdory_worker import AgentSpec, spec_dict
+from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
-from recallbench.run.runlog import RunLog, completed
-from recallbench.run.shards import Shard
+from recallbench.run.runlog import RUN_LOG, RunLog, completed
 from recallbench.video.reader import check_video
-
-RECORDS = "runlog.jsonl"
-
 
 # Wall-clock seconds one case may take (a VLM request with its retries fits many times over);
 # a hung agent then costs its case, not the run. --case-timeout overrides it.
-DEFAULT_CASE_TIMEOUT = 900.0
 WORKER_HANDLER = "recallbench.run.findingdory_worker:answer_case"
 LL_HANDLER = "recallbench.run.findingdory_worker:act_out_episode"
 
@@ -58,7 +56,7 @@ def run_cases(
     workers (``execution``, default ``workers`` local processes); append one record per case.
     Raises ``TransientCases`` after recording the rest when some got no answer."""
     execution = execution or ExecutorSettings("local", workers)
-    log_path = run_dir / RECORDS
+    log_path = run_dir / RUN_LOG
     if log_path.exists() and not resume:
         raise InputError(log_path, None, "run already has records; pass --resume to finish it")
     with run_folder_lock(run_dir):
@@ -72,18 +70,13 @@ def run_cases(
             executor.submit(task)
         offered = {task.key: list(task.payload["query"].offered_frames) for task in tasks}
         with RunLog(log_path) as log, executor:
-            results = executor.results()
-            results = progress(results, len(tasks)) if progress else results
+            results: Iterable[TaskResult] = executor.results()
+            if progress:
+                results = progress(results, len(tasks))
             left = _record_results(results, log, offered)
     if left:
         raise TransientCases(left)
     return log_path
-
-
-def planned_cases(suite: Suite, limit: int | None, shard: Shard | None) -> list[QACase]:
-    """The cases a run asks about: the first ``limit``, of them ``shard``'s part."""
-    cases = list(suite.cases[:limit] if limit else suite.cases)
-    return [c for c in cases if shard.picks(c.id)] if shard else cases
 
 
 class TransientCases(Exception):
@@ -170,7 +163,7 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
     """
     manifest_path = run_dir / "manifest.json"
     if manifest_path.exists() and overwrite:
-        for name in ("manifest.json", RECORDS, "summary.json"):
+        for name in ("manifest.json", RUN_LOG, "summary.json"):
             (run_dir / name).unlink(missing_ok=True)
     if manifest_path.exists():
         old = read_manifest(run_dir)
@@ -216,7 +209,7 @@ def run_ll(
     out by the executor's workers (``execution``; default one local process), each building
     its own policy; else by ``policy`` in this process. Raises ``TransientCases`` after
     recording the rest when an episode's worker died (its cases are redone by ``--resume``)."""
-    log_path = run_dir / RECORDS
+    log_path = run_dir / RUN_LOG
     records = completed(log_path)
     cases = list(suite.cases[:limit] if limit else suite.cases)
     by_episode: dict[str, list[tuple[QACase, dict[str, Any]]]] = {}
@@ -250,7 +243,7 @@ def _run_ll_tasks(
     progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
     execution: ExecutorSettings,
 ) -> Path:
-    log_path = run_dir / RECORDS
+    log_path = run_dir / RUN_LOG
     executor = executor_for(execution, LL_HANDLER, log_path=run_dir / "workers.log")
     for ep_id, items in by_episode.items():
         executor.submit(Task(ep_id, {

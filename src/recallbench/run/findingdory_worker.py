@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.base import FrameAnswer, FrameQuery, TransientError
+from recallbench.benchmarks.findingdory.protocol import FrameAnswer, FrameQuery, TransientError
 from recallbench.errors import InputError
 
 
@@ -58,9 +58,9 @@ _sources: dict[str, Any] = {}
 def _agent(spec: dict[str, Any], suite: str | None, trusted: bool) -> Any:
     key = json.dumps(spec, sort_keys=True, default=str)
     if key not in _agents:
-        from recallbench.agents.registry import construct_seeded, resolve_agent
+        from recallbench.agents.registry import construct_seeded, resolve
 
-        agent = construct_seeded(resolve_agent(spec["spec"]), spec["kwargs"], spec["seed"])
+        agent = construct_seeded(resolve(spec["spec"], "findingdory"), spec["kwargs"], spec["seed"])
         if getattr(agent, "needs_training_suite", False) and suite is not None:
             from recallbench.benchmarks.findingdory.data import load_suite
 

@@ -16,7 +16,11 @@ from recallbench.versions import package_versions
 
 
 def build_manifest(**fields: Any) -> dict[str, Any]:
-    """Base manifest (versions, platform, command, time) plus the caller's run settings."""
+    """Base manifest (versions, platform, command, time) plus the caller's run settings. The
+    bootstrap seed of every score's intervals is the run seed, recorded so any re-score (by any
+    command) gives identical intervals."""
+    seed = fields.get("seed", (fields.get("config") or {}).get("seed", 0))
+    fields.setdefault("bootstrap_seed", int(seed or 0))
     return {
         "recallbench": __version__,
         "python": sys.version.split()[0],

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.errors import InputError, UsageError
+from recallbench.executor.shards import Shard, parse_shard
 from recallbench.io import write_json_atomic
 from recallbench.run.manifest import read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
-from recallbench.run.shards import Shard, parse_shard
 
 RUNLOG = "runlog.jsonl"
 SUMMARY = "summary.json"
@@ -40,7 +40,9 @@ def _shard_runs(dirs: Sequence[Path]) -> list[tuple[Path, dict[str, Any], Shard]
         text = manifest.get("shard") or (manifest.get("config") or {}).get("shard")
         if not text:
             raise InputError(d / "manifest.json", "shard", "not a shard (run without --shard)")
-        runs.append((d, manifest, parse_shard(text, f"{d / 'manifest.json'}: shard")))
+        shard = parse_shard(text, f"{d / 'manifest.json'}: shard")
+        assert shard is not None  # text is set
+        runs.append((d, manifest, shard))
     return runs
 
 
@@ -84,13 +86,13 @@ def check_shards(runs: list[tuple[Path, dict[str, Any], Shard]]) -> None:
 def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> Path:
     """Write the merged run folder ``out`` (the caller scores it: ``report.runs.score_run``
     adds the scores to summary.json, as after a run)."""
-    dirs = [Path(d) for d in dirs]
+    folders = [Path(d) for d in dirs]
     out = Path(out)
-    if not dirs:
+    if not folders:
         raise UsageError("SHARD_DIR", "give the shard run folders")
     if (out / "manifest.json").exists() or (out / RUNLOG).exists():
         raise UsageError("--out", f"{out} already holds a run: choose another folder")
-    runs = _shard_runs(dirs)
+    runs = _shard_runs(folders)
     check_shards(runs)
     benchmark = runs[0][1].get("benchmark")
     records: dict[str, dict[str, Any]] = {}

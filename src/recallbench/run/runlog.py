@@ -15,6 +15,8 @@ from typing import Any
 
 from recallbench.errors import InputError
 
+RUN_LOG = "runlog.jsonl"  # every run folder's log, whatever the benchmark
+
 
 class RunLog:
     """Durable JSONL log. Each record carries a ``key`` (the case id); a later record for the

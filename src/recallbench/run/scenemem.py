@@ -34,19 +34,18 @@ from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, l
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
+from recallbench.executor.shards import parse_shard
 from recallbench.io import write_json_atomic
+from recallbench.run.limits import DEFAULT_TEST_TIMEOUT
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
-from recallbench.run.runlog import RunLog, completed
-from recallbench.run.seeds import case_seed
-from recallbench.run.shards import parse_shard
+from recallbench.run.runlog import RUN_LOG, RunLog, completed
+from recallbench.seeding import case_seed
 from recallbench.video.reader import check_video
 
 WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
-RUNLOG = "runlog.jsonl"
 # Wall-clock seconds per test without --test_timeout: a 1,500-step robosuite rollout with camera
 # observations fits many times over; a policy that hangs costs its test, never the run.
-DEFAULT_TEST_TIMEOUT = 3600.0
 
 
 @dataclass
@@ -67,7 +66,7 @@ class ScenememConfig:
     env_factory: str | None = None
     trust_suite: bool = False
     eval_dirs: list[str] = field(default_factory=list)
-    shard: str | None = None  # "i/N": this run's part of the scenarios (run.shards)
+    shard: str | None = None  # "i/N": this run's part of the scenarios (executor.shards)
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -176,14 +175,14 @@ def run_scenemem(
     ``execution`` says where tests run (default: ``workers`` local processes)."""
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
-    # Fail fast on a bad --policy or --env_factory (both from the command line).
+    # Fail fast on a bad --policy or --env-factory (both from the command line).
     load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
         check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
         _write_manifest(config, run_dir, execution, resume, scenarios)
-        done = completed(run_dir / RUNLOG)
+        done = completed(run_dir / RUN_LOG)
         _execute(config, run_dir, execution, scenarios, errors, done, console)
         return _finish(config, run_dir, scenarios, errors, done, console)
 
@@ -227,8 +226,8 @@ def _write_manifest(
              "executor": execution.manifest(), "time": _now()}
         )
     else:
-        if (run_dir / RUNLOG).exists():
-            raise InputError(run_dir / RUNLOG, None, "run folder already used; pass --resume")
+        if (run_dir / RUN_LOG).exists():
+            raise InputError(run_dir / RUN_LOG, None, "run folder already used; pass --resume")
         manifest = build_manifest(
             benchmark="scenemem",
             config=asdict(config),
@@ -275,7 +274,7 @@ def _execute(
         TextColumn("{task.fields[last]}"),
         console=console,
     )
-    with RunLog(run_dir / RUNLOG) as log, progress, executor:
+    with RunLog(run_dir / RUN_LOG) as log, progress, executor:
         bar = progress.add_task("tests", total=total, completed=total - len(pending), last="")
         for result in executor.results():
             scenario, test_id, seed = pending[result.key]

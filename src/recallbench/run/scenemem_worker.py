@@ -25,7 +25,7 @@ from recallbench.benchmarks.scenemem.rollout import DEFAULT_MAX_STEPS, run_rollo
 from recallbench.benchmarks.scenemem.spec import Scenario, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError, SuiteRefusal
-from recallbench.run.seeds import seed_globals
+from recallbench.seeding import seed_globals
 
 _policies: dict[str, Any] = {}
 _scenarios: dict[str, Scenario] = {}

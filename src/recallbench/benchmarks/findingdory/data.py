@@ -180,29 +180,11 @@ def parse_row(
             raise InputError(path, f"row {rid}: answer_frames", "expected null or a positive int")
     else:
         answer_frames = None if generated else PUBLIC_ANSWER_FRAMES
-    subgoals = None
-    if "subgoals" in row and row["subgoals"] is not None:
-        sg = row["subgoals"]
-        if not isinstance(sg, list) or not all(
-            isinstance(s, list) and all(isinstance(e, str) for e in s) for s in sg
-        ):
-            raise InputError(path, f"row {rid}: subgoals", "expected a list of entity-id lists")
-        if len(sg) != len(answer):
-            raise InputError(
-                path, f"row {rid}: subgoals", f"{len(sg)} sub-goals but {len(answer)} answer lists"
-            )
-        subgoals = tuple(tuple(s) for s in sg)
+    subgoals = _parse_subgoals(row.get("subgoals"), answer, path, rid)
     if not is_multi_goal(low) and len(answer) != 1:
         raise InputError(path, f"row {rid}: answer", "single-goal task with several answer lists")
     num_frames = _positive_int(row, "num_frames", path, rid)
-    limit = answer_frames if answer_frames is not None else num_frames
-    if limit is not None:
-        for j, sub in enumerate(answer):
-            if any(i >= limit for i in sub):
-                space = "answer space" if answer_frames is not None else "video (num_frames)"
-                raise InputError(
-                    path, f"row {rid}: answer[{j}]", f"index beyond the {limit}-frame {space}"
-                )
+    _check_answer_range(answer, answer_frames, num_frames, path, rid)
     template = row.get("template") or template_of(question, low) or f"(unmatched) {low}"
     task_id = row.get("task_id")
     return QACase(
@@ -221,6 +203,36 @@ def parse_row(
         subgoals=subgoals,
         num_frames=num_frames,
     )
+
+
+def _parse_subgoals(
+    sg: Any, answer: Any, path: Path, rid: str
+) -> tuple[tuple[str, ...], ...] | None:
+    if sg is None:
+        return None
+    if not isinstance(sg, list) or not all(
+        isinstance(s, list) and all(isinstance(e, str) for e in s) for s in sg
+    ):
+        raise InputError(path, f"row {rid}: subgoals", "expected a list of entity-id lists")
+    if len(sg) != len(answer):
+        raise InputError(
+            path, f"row {rid}: subgoals", f"{len(sg)} sub-goals but {len(answer)} answer lists"
+        )
+    return tuple(tuple(s) for s in sg)
+
+
+def _check_answer_range(answer: Any, answer_frames: int | None, num_frames: int | None,
+                        path: Path, rid: str) -> None:
+    """Answers index the subsampled space when it is given, else the whole video."""
+    limit = answer_frames if answer_frames is not None else num_frames
+    if limit is None:
+        return
+    for j, sub in enumerate(answer):
+        if any(i >= limit for i in sub):
+            space = "answer space" if answer_frames is not None else "video (num_frames)"
+            raise InputError(
+                path, f"row {rid}: answer[{j}]", f"index beyond the {limit}-frame {space}"
+            )
 
 
 def _read_rows(path: Path) -> list[Any]:

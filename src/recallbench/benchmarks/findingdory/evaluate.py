@@ -11,10 +11,10 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.base import FrameQuery
 from recallbench.benchmarks.findingdory.annotations import EpisodeAnnotations, load_episode
 from recallbench.benchmarks.findingdory.data import QACase, Suite
 from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.protocol import FrameQuery
 from recallbench.benchmarks.findingdory.scoring import missing_row, score_case
 from recallbench.errors import InputError
 from recallbench.video.sampling import subsample_indices

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.agents.ll_policies import LLGoal, LowLevelPolicy
 from recallbench.benchmarks.findingdory.annotations import (
     MIN_COVERAGE,
     EpisodeAnnotations,
@@ -44,6 +43,7 @@ from recallbench.benchmarks.findingdory.metrics import (
     list_success,
     sequence_success,
 )
+from recallbench.benchmarks.findingdory.protocol import LLGoal, LowLevelPolicy
 from recallbench.benchmarks.findingdory.scoring import answer_space_frames, resolve_positions
 from recallbench.errors import InputError
 

@@ -1,6 +1,6 @@
 """Building a scenario's env: backends differ only in the factory ``make_env(name, **kwargs)``.
 
-Factories: ``--env_factory module:function`` from the command line (any env with robosuite's
+Factories: ``--env-factory module:function`` from the command line (any env with robosuite's
 API), or a name the suite gives in ``env_args["env_factory"]`` that an installed package
 registered under the ``recallbench.env_factories`` entry points (a suite never names code); names
 starting with "Recallbench" go to the built-in world; anything else to ``robosuite.make`` (after
@@ -11,9 +11,7 @@ steps run identically for every backend, the model's file references checked fir
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.scenemem.model_files import safe_model_xml
@@ -23,6 +21,7 @@ from recallbench.benchmarks.scenemem.spec import (
     load_start_state,
     registered_env_factories,
 )
+from recallbench.loader import load_attr
 
 BUILTIN_PREFIX = "Recallbench"
 
@@ -43,27 +42,20 @@ def _robosuite_make(env_name: str, **kwargs: Any) -> Any:
 
 
 def _import_callable(ref: str) -> Callable[..., Any]:
-    module_ref, _, attr = ref.rpartition(":")
-    if module_ref.endswith(".py"):
-        spec = importlib.util.spec_from_file_location(Path(module_ref).stem, module_ref)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(module_ref)
-    return getattr(module, attr)
+    factory: Callable[..., Any] = load_attr(ref)
+    return factory
 
 
 def check_factory_reference(ref: str) -> None:
-    """A --env_factory that cannot be imported is a one-line error before any work."""
+    """A --env-factory that cannot be imported is a one-line error before any work."""
     if ":" not in ref:
-        raise ValueError(f"--env_factory must be 'module:function' or 'file.py:function': {ref!r}")
+        raise ValueError(f"--env-factory must be 'module:function' or 'file.py:function': {ref!r}")
     try:
         factory = _import_callable(ref)
-    except (ImportError, AttributeError, OSError) as exc:
-        raise ValueError(f"--env_factory {ref}: {type(exc).__name__}: {exc}") from None
+    except (ImportError, AttributeError, OSError, ValueError) as exc:
+        raise ValueError(f"--env-factory {ref}: {type(exc).__name__}: {exc}") from None
     if not callable(factory):
-        raise ValueError(f"--env_factory {ref}: not callable")
+        raise ValueError(f"--env-factory {ref}: not callable")
 
 
 def resolve_factory(

@@ -6,7 +6,7 @@ arbitrary file: every ``<include file=...>`` and asset ``file*`` attribute must 
 scenario folder or the ``models/assets`` folder of an installed robosuite or robocasa. MuJoCo
 resolves a relative path in a model built from a string against the current directory, so a
 relative path is rewritten to an absolute one under the scenario's ``env/`` folder first (the
-compiler's relative meshdir/texturedir/assetdir likewise). ``--trust_suite`` skips all of this.
+compiler's relative meshdir/texturedir/assetdir likewise). ``--trust-suite`` skips all of this.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def _check_tree(
                     source,
                     field,
                     "resolves outside the scenario folder and the installed robosuite/robocasa "
-                    "assets (--trust_suite allows it)",
+                    "assets (--trust-suite allows it)",
                 )
             if element.tag == "include" and os.path.realpath(path) not in seen:
                 seen.add(os.path.realpath(path))

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.loader import load_attr
+
 
 class BasePolicy(ABC):
     """SceneMem's policy: ``reset`` once per rollout, ``get_action`` every env step."""
@@ -74,24 +76,12 @@ def load_policy_class(
     for path in [*(extra_paths or []), str(Path.cwd())]:
         if path not in sys.path:
             sys.path.insert(0, path)
-    if module_ref.endswith(".py"):
-        path = Path(module_ref).resolve()
-        if not path.is_file():
-            raise ValueError(f"--policy: file {module_ref} does not exist")
-        # The file's folder goes on sys.path too, so it can import its siblings.
-        if str(path.parent) not in sys.path:
-            sys.path.insert(0, str(path.parent))
-        name = f"_recallbench_policy_{path.stem}"
-        module_spec = importlib.util.spec_from_file_location(name, path)
-        assert module_spec is not None and module_spec.loader is not None
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(module_ref)
-    cls = getattr(module, class_name, None)
-    if cls is None:
-        raise ValueError(f"--policy: {module_ref} has no attribute {class_name!r}")
+    if module_ref.endswith(".py") and not Path(module_ref).is_file():
+        raise ValueError(f"--policy: file {module_ref} does not exist")
+    try:
+        cls = load_attr(spec)
+    except ValueError as exc:
+        raise ValueError(f"--policy: {exc}") from None
     for method in ("reset", "get_action"):
         if not callable(getattr(cls, method, None)):
             raise ValueError(f"--policy: {class_name} has no method {method}()")

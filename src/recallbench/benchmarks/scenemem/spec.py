@@ -91,7 +91,7 @@ class Scenario:
     env_args: dict[str, Any]
     ep_meta: dict[str, Any]
     # Set by the caller (command line), never by the suite: the env factory ``module:function``
-    # and whether the suite's files may reference paths outside its folder (--trust_suite).
+    # and whether the suite's files may reference paths outside its folder (--trust-suite).
     env_factory: str | None = None
     trusted: bool = False
 
@@ -242,7 +242,7 @@ def check_env_factory(env_args: dict[str, Any], path: Path) -> None:
             path,
             "env_factory",
             f"{value!r} is not a registered env factory; a suite may not name code "
-            f"(pass --env_factory module:function, or register it under {ENV_FACTORY_GROUP})",
+            f"(pass --env-factory module:function, or register it under {ENV_FACTORY_GROUP})",
         )
 
 

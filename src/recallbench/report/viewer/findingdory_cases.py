@@ -22,7 +22,7 @@ from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, score_reco
 from recallbench.benchmarks.findingdory.scoring import resolve_positions
 from recallbench.report.viewer.thumbs import Thumbnailer
 from recallbench.run.manifest import read_manifest
-from recallbench.run.runlog import completed
+from recallbench.run.runlog import RUN_LOG, completed
 
 PATH_POINTS = 300  # the episode's path is thinned to this many poses for the map
 TRANSCRIPT_KEYS = ("model", "prompt_sha256", "latency_s", "prompt_tokens", "completion_tokens",
@@ -131,10 +131,9 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
     manifest = read_manifest(run_dir)
     suite = cached_suite(str(manifest["data"]))
     scoring = manifest.get("scoring") or "published"
-    from recallbench.run.findingdory import RECORDS
-
-    records = completed(run_dir / RECORDS)
-    scored = {r["id"]: r for r in score_records(suite, records, scoring=scoring)}
+    records = completed(run_dir / RUN_LOG)
+    scored = {r["id"]: r for r in score_records(suite, records,
+                                                scoring=scoring)}  # type: ignore[arg-type]
     episodes = EpisodeCache(suite)
     videos_dir = manifest.get("videos")
     suite_key = hashlib.sha1(str(suite.path).encode()).hexdigest()[:8]

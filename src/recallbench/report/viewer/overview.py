@@ -11,40 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from recallbench.benchmarks.registry import get_benchmark
 from recallbench.report.aggregate import metric_summary
 from recallbench.report.paired import INTERVAL_NAME, TEST_NAME, gains, pairwise
 from recallbench.report.viewer.sources import baseline_of, memory_agents
 
-TITLES = {"scenemem": "SceneMem", "findingdory": "FindingDory"}
-PRIMARY = {"scenemem": "memory_success", "findingdory": "hl_sr"}
 # The row fields each breakdown slices by, and what they are called per benchmark.
 SLICES = {
     "scenemem": {"category": "object category", "group": "task", "kind": "fixture type"},
     "findingdory": {"category": "category", "group": "group", "kind": "template"},
 }
-DEFINITIONS = {
-    "memory_success": "approached the target fixture (base within the approach radius, 1.2 m "
-                      "by default) AND opened it (some listed joint |qpos| >= 0.5), at any step "
-                      "before max_steps; the SceneMem card's rule",
-    "hl_sr": "the chosen frame(s) satisfy the goal: a single-goal frame in the valid list; "
-             "multi-goal frames each satisfy one new sub-goal (in order when ordered)",
-    "dtg_sr": "HL check with the coverage test off (distance + angle); needs annotations",
-    "sc_sr": "HL check with the distance test off (coverage + angle); needs annotations",
-    "hl_spl": "single-goal only: d_nearest / max(d_nearest, d_chosen) from the start pose; "
-              "0 when HL fails",
-    "ll_sr": "the goal holds when the low-level policy calls STOP",
-    "ll_spl": "LL success * L* / max(L*, L)",
-    "exact_acc": "predicted lists equal the answer lists",
-    "relaxed_acc": "per sub-list fraction of predicted frames inside the valid list (product)",
-}
-LABELS = {"memory_success": "memory success", "hl_sr": "HL-SR", "dtg_sr": "DTG-SR",
-          "sc_sr": "SC-SR", "hl_spl": "HL-SPL", "ll_sr": "LL-SR", "ll_spl": "LL-SPL",
-          "exact_acc": "exact acc.", "relaxed_acc": "relaxed acc."}
-
-
 def _metric_values(bench: str, row: Mapping[str, Any], detail: Mapping[str, Any]) -> dict:
-    if bench == "scenemem":
-        return {"memory_success": 1.0 if row["success"] else 0.0}
     return dict(detail.get("metrics") or {})
 
 
@@ -55,13 +32,14 @@ def benchmark_overview(bench: str, agents: Sequence[str],
     per_agent: dict[str, list[tuple[Mapping[str, Any], dict]]] = {a: [] for a in agents}
     for row, detail in cases:
         per_agent.setdefault(row["agent"], []).append((row, _metric_values(bench, row, detail)))
-    metrics = [m for m in DEFINITIONS if any(m in v and v[m] is not None
+    benchmark = get_benchmark(bench)
+    metrics = [m for m in benchmark.metric_names() if any(m in v and v[m] is not None
                                              for rows in per_agent.values() for _, v in rows)]
-    primary = PRIMARY[bench]
+    primary = benchmark.primary
     out: dict[str, Any] = {
-        "title": TITLES.get(bench, bench), "primary": primary, "metrics": metrics,
-        "definitions": {m: DEFINITIONS[m] for m in metrics},
-        "labels": {m: LABELS.get(m, m) for m in metrics},
+        "title": benchmark.title, "primary": primary, "metrics": metrics,
+        "definitions": {m: benchmark.definitions()[m] for m in metrics},
+        "labels": {m: benchmark.labels()[m] for m in metrics},
         "slices": SLICES[bench], "agents": {}, "breakdowns": {},
     }
     for agent, rows in per_agent.items():

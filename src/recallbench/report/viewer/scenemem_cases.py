@@ -19,9 +19,8 @@ from typing import Any
 from recallbench.benchmarks.scenemem.spec import VIDEO_NAMES, Scenario, load_scenario
 from recallbench.report.viewer.thumbs import Thumbnailer
 from recallbench.run.manifest import read_manifest
-from recallbench.run.runlog import completed
+from recallbench.run.runlog import RUN_LOG, completed
 
-RUNLOG = "runlog.jsonl"
 MAX_STRIP = 12  # frames per camera strip
 
 
@@ -114,6 +113,7 @@ def test_detail(record: dict[str, Any], scenario: Scenario | None, cache: Scenar
                                          "restore_distance", "policy_info", "seed", "wall_time")
     }
     detail["thresholds"] = thresholds
+    detail["metrics"] = {"memory_success": 1.0 if record.get("memory") else 0.0}
     detail["trace"] = record.get("trace")  # absent in runs recorded before trace version 1
     detail["chosen_fixture"] = (record.get("policy_info") or {}).get("fixture")
     if scenario is not None:
@@ -135,7 +135,7 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
     data_dir = Path(config.get("data_dir") or ".")
     thresholds = config.get("thresholds") or {}
     cache = ScenarioCache(thumbs)
-    records = completed(run_dir / RUNLOG)
+    records = completed(run_dir / RUN_LOG)
     shared.setdefault("_facts", {})["scenemem"] = {
         "scenarios": len(manifest.get("scenarios") or []),
         "max steps": config.get("max_steps") or "per test (spec), else 1500",

@@ -66,7 +66,7 @@ def serve(path: str | Path, viewer: Path, port: int, console: Console | None = N
                                    daemon=True)
         watcher.start()
         host, bound = httpd.server_address[:2]
-        console.print(f"serving http://{host}:{bound}/ (Ctrl-C stops)", highlight=False)
+        console.print(f"serving http://{host!s}:{bound}/ (Ctrl-C stops)", highlight=False)
         if ready is not None:
             ready.port = bound  # type: ignore[attr-defined]
             ready.set()

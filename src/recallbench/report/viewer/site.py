@@ -77,12 +77,10 @@ def _warnings(source: Source, cases_by_run: dict[int, int], thumbs: Thumbnailer)
         if isinstance(total, int) and got < total:
             out.append(f"{run.benchmark} {run.agent}: {got} of {total} cases recorded "
                        "(run incomplete)")
-        if run.benchmark == "scenemem" and run.run_dir is not None:
-            summary = run.run_dir / "summary.json"
-            if summary.is_file():
-                errors = json.loads(summary.read_text()).get("scenario_errors") or {}
-                for name, msg in errors.items():
-                    out.append(f"scenemem {run.agent}: scenario {name} skipped: {msg}")
+        if run.run_dir is not None and (run.run_dir / "summary.json").is_file():
+            summary = json.loads((run.run_dir / "summary.json").read_text())
+            for name, msg in (summary.get("scenario_errors") or {}).items():
+                out.append(f"{run.benchmark} {run.agent}: scenario {name} skipped: {msg}")
     for video, msg in thumbs.failed.items():
         out.append(f"no thumbnails for {video}: {msg}")
     return out

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.errors import InputError
 from recallbench.run.manifest import read_manifest
 
@@ -71,9 +72,9 @@ def load_source(path: str | Path) -> Source:
     if (path / "manifest.json").is_file():
         manifest = read_manifest(path)
         bench = manifest.get("benchmark")
-        if bench not in ("scenemem", "findingdory"):
+        if bench not in BENCHMARKS:
             raise InputError(path / "manifest.json", "benchmark",
-                             f"{bench!r} has no viewer (scenemem or findingdory)")
+                             f"{bench!r} has no viewer ({' or '.join(BENCHMARKS)})")
         target = (manifest.get("config") or {}).get("policy")
         return Source("run", path, [RunRef(bench, _run_agent(manifest), path,
                                            target=target, manifest=manifest)])

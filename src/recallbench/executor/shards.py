@@ -1,5 +1,8 @@
 """Shards for batch schedulers: ``--shard i/N`` runs a deterministic part of a run's cases.
 
+Here, at the bottom, because the runner plans with it and a benchmark's scoring counts a
+shard's planned cases with it; joining shard folders is ``recallbench.run.merge``.
+
 A unit (a SceneMem scenario, a FindingDory case id) belongs to shard ``sha256(unit) mod N``:
 it depends on the unit's name only, so a shard picks the same units whatever else loads, on
 every resume, and the N shards together cover every unit exactly once. SceneMem shards whole

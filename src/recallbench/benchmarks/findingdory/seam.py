@@ -1,0 +1,91 @@
+"""FindingDory through the benchmark seam: its suites, its metrics and how recorded cases score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
+from recallbench.benchmarks.findingdory.evaluate import score_records
+from recallbench.benchmarks.findingdory.scoring import NA_REASONS
+from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
+from recallbench.errors import InputError
+from recallbench.executor.shards import Shard, parse_shard
+
+# In the order of recallbench.benchmarks.findingdory.scoring.METRICS (summary.json's order).
+METRICS = (
+    Metric("hl_sr", "HL-SR",
+           "the chosen frame(s) satisfy the goal: a single-goal frame in the valid list; "
+           "multi-goal frames each satisfy one new sub-goal (in order when ordered)"),
+    Metric("dtg_sr", "DTG-SR",
+           "HL check with the coverage test off (distance + angle); needs annotations"),
+    Metric("sc_sr", "SC-SR",
+           "HL check with the distance test off (coverage + angle); needs annotations"),
+    Metric("hl_spl", "HL-SPL",
+           "single-goal only: d_nearest / max(d_nearest, d_chosen) from the start pose; 0 when "
+           "HL fails"),
+    Metric("ll_sr", "LL-SR", "the goal holds when the low-level policy calls STOP"),
+    Metric("ll_spl", "LL-SPL", "LL success * L* / max(L*, L)"),
+    Metric("exact_acc", "exact acc.", "predicted lists equal the answer lists"),
+    Metric("relaxed_acc", "relaxed acc.",
+           "per sub-list fraction of predicted frames inside the valid list (product)"),
+)
+
+
+def is_suite(path: Path) -> bool:
+    return (path.is_dir() and (path / "qa.json").is_file()) or (
+        path.is_file() and path.suffix in (".json", ".jsonl"))
+
+
+def score(given: ScoreInput) -> list[Row]:
+    """Rows for the run's planned cases (the first ``cases`` of the suite, as ``--limit`` ran
+    them); a planned case without a record is a failure unless ``subset``."""
+    manifest = given.manifest
+    suite = given.suite
+    if suite is None:
+        suite = load_suite(manifest["data"])
+        if manifest.get("data_sha256") and suite.sha256 != manifest["data_sha256"]:
+            raise InputError(manifest["data"], None, "data changed since the run (sha256 differs)")
+    planned = manifest.get("cases")
+    cases = suite.cases[:planned] if isinstance(planned, int) else suite.cases
+    if manifest.get("shard"):  # a shard's cases are its part of the first ``limit``
+        cases = planned_cases(suite, manifest.get("limit"), parse_shard(manifest["shard"]))
+    return score_records(suite, dict(given.records), scoring=given.scoring,  # type: ignore[arg-type]
+                         cases=cases, subset=given.subset)
+
+
+def planned_cases(suite: Suite, limit: int | None, shard: Shard | None) -> list[QACase]:
+    """The cases a run asks about: the first ``limit``, of them ``shard``'s part."""
+    cases = list(suite.cases[:limit] if limit else suite.cases)
+    return [c for c in cases if shard.picks(c.id)] if shard else cases
+
+
+def no_answer(record: Record) -> str | None:
+    """No frame indices and no response: the agent raised, its input failed or its worker died
+    (a wrong or unparsable answer is an answer)."""
+    if record.get("frame_indices") is None and record.get("response") is None:
+        return first_error(record) or "no answer recorded"
+    return None
+
+
+def case_keys(suite: Suite) -> list[str]:
+    return [c.id for c in suite.cases]
+
+
+def _load(path: Path) -> Any:
+    return load_suite(path)
+
+
+BENCHMARK = Benchmark(
+    name="findingdory",
+    title="FindingDory",
+    metrics=METRICS,
+    slices={"group": "group", "category": "category", "template": "template"},
+    is_suite=is_suite,
+    load_suite=_load,
+    case_keys=case_keys,
+    score=score,
+    no_answer=no_answer,
+    na_reasons=NA_REASONS,
+    run_settings=("data_sha256", "agent", "agent_kwargs", "frames", "seed"),
+)

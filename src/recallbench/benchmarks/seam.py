@@ -1,0 +1,76 @@
+"""The benchmark seam: what the runner, the scorer, the comparison, the report and the generator
+may know about a benchmark, declared once per benchmark.
+
+Each benchmark package exposes one ``BENCHMARK`` (``benchmarks/<name>/seam.py``) and is listed in
+``recallbench.benchmarks.registry``. Code above this layer asks the seam (metrics, slices, how to
+recognise and load a suite, how to score recorded cases) instead of branching on a name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# One recorded case (a run-log line) and one scored row (metric values + slice fields + failure).
+Record = dict[str, Any]
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # the key in rows and summaries, e.g. "hl_sr"
+    label: str  # how tables and charts title it, e.g. "HL-SR"
+    definition: str  # one sentence a reader can check a case against
+
+
+@dataclass(frozen=True)
+class ScoreInput:
+    """What scoring a run needs, read from its folder by the report layer."""
+
+    manifest: Mapping[str, Any]
+    records: Mapping[str, Record]  # case key -> its latest record
+    runner_summary: Mapping[str, Any]  # what the runner itself wrote to summary.json
+    scoring: str  # "published" or "official"
+    suite: Any = None  # an already loaded suite, or None to load it from the manifest
+    subset: bool = False  # score only recorded cases (else a planned, unrecorded case fails)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str  # "scenemem"; also the registry role of the thing evaluated on it
+    title: str  # "SceneMem"
+    metrics: tuple[Metric, ...]  # the first is the primary score
+    slices: Mapping[str, str]  # row field -> what a breakdown by it is called
+    is_suite: Callable[[Path], bool]  # does this path hold a suite of this benchmark
+    load_suite: Callable[[Path], Any]
+    case_keys: Callable[[Any], list[str]]  # a loaded suite's case keys, in run order
+    score: Callable[[ScoreInput], list[Row]]  # one row per planned case
+    no_answer: Callable[[Record], str | None]  # why a case got no answer at all, or None
+    na_reasons: Mapping[str, str] = field(default_factory=dict)  # metric -> why it can be n/a
+    # the manifest fields a resumed run must share with the settings asked for
+    run_settings: tuple[str, ...] = ()
+    # figures beside the metrics for a comparison's note (e.g. mean steps to success)
+    run_notes: Callable[[Mapping[str, Record]], dict[str, Any]] = lambda records: {}
+
+    @property
+    def primary(self) -> str:
+        return self.metrics[0].name
+
+    def metric_names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.metrics)
+
+    def labels(self) -> dict[str, str]:
+        return {m.name: m.label for m in self.metrics}
+
+    def definitions(self) -> dict[str, str]:
+        return {m.name: m.definition for m in self.metrics}
+
+
+def first_error(record: Record) -> str | None:
+    """The first ``*error`` field a record (or its ``info``) carries, shortened for a line."""
+    info = record.get("info")
+    extra = info.items() if isinstance(info, dict) else ()
+    items: Iterable[tuple[str, Any]] = (*record.items(), *extra)
+    return next((f"{k}: {str(v)[:300]}" for k, v in items if k.endswith("error") and v), None)
