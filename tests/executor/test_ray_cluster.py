@@ -193,7 +193,7 @@ def test_killed_driver_resumes_to_the_same_results(cluster, data, local_run, gat
             proc.kill()
         (gate / "closed").unlink(missing_ok=True)
     assert records(run_dir) == 1
-    cli(gate, "scenemem", "--resume", str(run_dir), *on_ray(cluster))
+    cli(gate, "scenemem", "--resume", "--run-dir", str(run_dir), *on_ray(cluster))
     assert_same_run(out, local_run)
 
 
