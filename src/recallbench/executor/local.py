@@ -18,12 +18,12 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Protocol
 
 from recallbench.executor.pool import TaskPool
+from recallbench.executor.task import Task, TaskResult
 from recallbench.loader import load_attr
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
@@ -31,27 +31,6 @@ MAX_STARTUP_FAILURES = 3
 # Of one task's stdout/stderr, this much reaches the log; a policy printing 100 KB per step
 # must not grow it by megabytes per test.
 OUTPUT_CAP = 64 * 1024
-
-
-@dataclass(frozen=True)
-class Task:
-    key: str
-    payload: Any
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    """``value`` is the handler's return; ``error`` is set when it did not return one.
-
-    ``lost``: the task never got a fair run (its machine went away, again and again); it says
-    nothing about the agent, so runners record nothing and leave it for ``--resume``.
-    """
-
-    key: str
-    value: Any = None
-    error: str | None = None
-    wall_time: float = 0.0
-    lost: bool = False
 
 
 class Executor(Protocol):

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # local.py defines them and builds on this class
-    from recallbench.executor.local import Task, TaskResult
+from recallbench.executor.task import Task, TaskResult
 
 
 class TaskPool:

@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.errors import UsageError
-from recallbench.executor.local import Task, TaskResult, import_handler, take_output
+from recallbench.executor.local import import_handler, take_output
 from recallbench.executor.pool import TaskPool
+from recallbench.executor.task import Task, TaskResult
 
 # How often one task may be lost to infrastructure before it is given back unrun.
 DEFAULT_RETRIES = 3
