@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("ray", reason="needs the ray extra: pip install 'recallbench[ray]'")
 
 from recallbench.executor import Task, make_executor  # noqa: E402
-from support.ray_cluster import RayCluster  # noqa: E402
+from support.ray_cluster import CLIENT_ENV, RayCluster  # noqa: E402
 from support.scenemem_fixtures.build import (  # noqa: E402
     MINI_FACTORY,
     mini_scenario,
@@ -53,7 +53,8 @@ def cluster(tmp_path_factory, gate):
 
 
 def env(gate: Path) -> dict[str, str]:
-    return {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"), "RB_GATE": str(gate)}
+    return {**os.environ, **CLIENT_ENV, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"),
+            "RB_GATE": str(gate)}
 
 
 def cli(gate: Path, *args: str) -> subprocess.CompletedProcess:
@@ -117,7 +118,9 @@ def wait_for(cond, proc: subprocess.Popen, what: str, timeout: float = 300) -> N
         time.sleep(0.1)
 
 
-def test_executor_on_the_cluster_fails_crashes_and_hung_tasks_only(cluster):
+def test_executor_on_the_cluster_fails_crashes_and_hung_tasks_only(cluster, monkeypatch):
+    for name, value in CLIENT_ENV.items():  # this process is the driver here
+        monkeypatch.setenv(name, value)
     handler = "support.scenemem_fixtures.tasks:work"
     tasks = [Task(f"sq{x}", {"x": x}) for x in range(5)] + [
         Task("raise", {"do": "raise", "x": 1}),

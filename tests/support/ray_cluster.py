@@ -19,6 +19,9 @@ from pathlib import Path
 
 OBJECT_STORE_BYTES = 80 * 1024 * 1024  # per node: tasks pass small payloads and results
 NODE_START_TIMEOUT = 120.0
+# Nodes and drivers alike: no token auth (else a token file left in ~/.ray by an earlier local
+# Ray turns it on for the head only, and the worker nodes cannot join).
+CLIENT_ENV = {"RAY_AUTH_MODE": "disabled"}
 
 
 def _free_port() -> int:
@@ -39,8 +42,8 @@ class RayCluster:
         # Short: Ray's socket paths under the temp dir must fit in 107 bytes.
         self.temp_dir = Path(f"/tmp/rb{os.getpid()}_{self.port}")
         # A raylet waits this long for its node's agent (Python, slow to start on a busy machine)
-        self.env = {**os.environ, **(env or {}), "RAY_USAGE_STATS_ENABLED": "0",
-                    "RAY_agent_register_timeout_ms": "120000"}
+        self.env = {**os.environ, **(env or {}), **CLIENT_ENV,
+                    "RAY_USAGE_STATS_ENABLED": "0", "RAY_agent_register_timeout_ms": "120000"}
         self.nodes: list[subprocess.Popen] = []
         try:
             # One at a time: on two shared cores, nodes starting together time out.
