@@ -49,9 +49,9 @@ def raw_fps(model, data, size: int, frames: int) -> float:
 
 
 def generation_fps(size: int, out: Path) -> tuple[float, int, object, object]:
-    from recallbench.generate.oracle import Oracle
     from recallbench.generate.recorder import FrameRecorder
     from recallbench.world.env import make_env
+    from recallbench.world.skills import Oracle
 
     env = make_env("RecallbenchKitchen", seed=0)
     env.renders.rgb(env.data, CAMERAS[0], size, size)  # GL context up before the clock starts

@@ -61,3 +61,26 @@ def test_the_checks_catch_a_violation(tmp_path: Path, rule: str) -> None:
             graph.SRC = old
     else:
         assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 80
+
+
+def test_modules_and_functions_stay_small() -> None:
+    """No module over 500 lines; no function over 80 unless its ``def`` line says why
+    (``# long: <reason>``)."""
+    import ast
+
+    too_big = []
+    for name, path in source_modules().items():
+        text = path.read_text()
+        lines = text.splitlines()
+        if len(lines) > MAX_MODULE_LINES:
+            too_big.append(f"{name}: {len(lines)} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES and "# long:" not in lines[node.lineno - 1]:
+                    too_big.append(f"{name}.{node.name}: {length} lines")
+    assert not too_big, "split these (or say why on the def line):\n" + "\n".join(too_big)

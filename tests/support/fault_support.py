@@ -40,7 +40,7 @@ def set_env_args(scenario: Path, **fields: object) -> None:
 
 
 def fd_rows(tmp_path: Path, **override: object) -> Path:
-    from test_findingdory_cli import build_suite
+    from support.findingdory_suite import build_suite
 
     suite = build_suite(tmp_path / "suite")
     rows = json.loads((suite / "qa.json").read_text())

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from recallbench.cli import main
-from test_findingdory_cli import build_suite
-from test_scenemem_baselines import kitchen_suite
+from support.findingdory_suite import build_suite
+from support.kitchen import kitchen_suite
 
 AGENTS = "oracle,blind,random"
 

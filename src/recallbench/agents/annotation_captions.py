@@ -84,10 +84,12 @@ class AnnotationCaptioner:
         for ev in ann.events or []:
             if ev["end"] < first or ev["start"] > last:
                 continue
-            # the stamped position showing the moment of contact: pick start, place end
+            # the stamped position showing the moment of contact: pick start, place end (the
+            # first frame from the place's end on, where the object is at its new place)
             moment = ev["start"] if ev.get("kind") == "pick" else ev["end"]
-            pos = chunk.positions[int(np.argmin([abs(f - moment)
-                                                 for f in chunk.frame_indices]))]
+            after = [i for i, f in enumerate(chunk.frame_indices) if f >= moment]
+            nearest = int(np.argmin([abs(f - moment) for f in chunk.frame_indices]))
+            pos = chunk.positions[after[0] if ev.get("kind") != "pick" and after else nearest]
             obj = names.get(str(ev.get("object")), str(ev.get("object")))
             rec = names.get(str(ev.get("receptacle")), str(ev.get("receptacle")))
             room = str(ev.get("room") or "").replace("_", " ")

@@ -144,15 +144,7 @@ class BlindAgent:
         """Learn from rows with ``id``, ``ep_id``, ``template``, ``category``, ``answer`` and
         ``answer_frames`` or ``num_frames`` (QACase objects)."""
         for c in cases:
-            hist = np.zeros(self.bins)
-            space = c.answer_frames or c.num_frames
-            for sub in c.answer:
-                valid = [i for i in sub if i >= 0]
-                if not valid or not space:
-                    continue
-                rel = np.asarray(valid, dtype=float) / max(1, space - 1)
-                bins = np.minimum((rel * self.bins).astype(int), self.bins - 1)
-                np.add.at(hist, bins, 1 / len(valid))
+            hist = self._histogram(c)
             self._episode_of[c.id] = c.ep_id
             self._category_of[c.template] = c.category
             for key in (("template", c.template), ("category", c.category), ("all", "")):
@@ -172,6 +164,22 @@ class BlindAgent:
 
     def select_frames(self, query: FrameQuery, frames: FrameSource | None) -> FrameAnswer:
         prior = self._prior(query.template, self._episode_of.get(query.case_id))
+        return self._answer(prior, query)
+
+    def _histogram(self, case: Any) -> np.ndarray:
+        """Where one row's valid frames lie: 1/len(list) per valid frame, in relative bins."""
+        hist = np.zeros(self.bins)
+        space = case.answer_frames or case.num_frames
+        for sub in case.answer:
+            valid = [i for i in sub if i >= 0]
+            if not valid or not space:
+                continue
+            rel = np.asarray(valid, dtype=float) / max(1, space - 1)
+            bins = np.minimum((rel * self.bins).astype(int), self.bins - 1)
+            np.add.at(hist, bins, 1 / len(valid))
+        return hist
+
+    def _answer(self, prior: np.ndarray, query: FrameQuery) -> FrameAnswer:
         k = len(query.offered_frames)
         # Resample the bin prior onto the K offered positions (uniform timeline assumption).
         pos_prior = prior[np.minimum((np.arange(k) * self.bins) // max(1, k), self.bins - 1)]

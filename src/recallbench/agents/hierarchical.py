@@ -1,7 +1,7 @@
 """The hierarchical SceneMem agent: a memory module picks the fixture, a scripted controller
 drives there, opens it and stays close.
 
-The controller is the generator's oracle (``generate.oracle.Oracle``): its skills
+The controller is the generator's oracle (``world.skills.Oracle``): its skills
 (``open_door``/``turn_sink``, ``approach``, ``navigate_to``) are generators of 12-dim actions,
 handed out here one ``get_action`` at a time, so the agent acts through the normal action
 interface only. It needs the built-in world (``HomeEnv``: navigation
@@ -226,7 +226,7 @@ class VLMChooser:
         from recallbench.video.sampling import subsample_indices
 
         size = parse_image_size(self.image_size)
-        out = []
+        out: list[Any] = []
         for path in video_paths:
             offered = subsample_indices(count_frames(path), self.frames_per_video).tolist()
             frames = VideoFrames(path, offered, stamp=True).frames()
@@ -289,7 +289,7 @@ class SkillDriver:
     """Hands out the actions of an oracle skill one at a time."""
 
     def __init__(self, env: Any) -> None:
-        from recallbench.generate.oracle import Oracle
+        from recallbench.world.skills import Oracle
 
         if not hasattr(env, "nav_grid") or not hasattr(env, "world_meta"):
             raise TypeError("the scripted controller needs the built-in world (HomeEnv)")

@@ -8,7 +8,7 @@
 - ``DoNothingPolicy``: zero actions; it must score 0%, or a probe is already answered by the
   start state.
 
-Both act only through ``get_action`` and the oracle's skills (``generate.oracle``), like the
+Both act only through ``get_action`` and the oracle's skills (``world.skills``), like the
 hierarchical agent; the random fixture choice is ``hierarchical.HierarchicalRandom``.
 """
 

@@ -206,7 +206,9 @@ class LLMAnswerer:
 class EmbeddingAnswerer:
     """Offline answer: the chunk(s) whose caption is most similar to the instruction (cosine of
     MiniLM embeddings). Within a chunk, the first frame the caption names ("frame 12") is taken,
-    else the chunk's middle frame. One chunk per target (``query.num_targets``, default 1)."""
+    else the chunk's middle frame. One chunk per target (``query.num_targets``, default 1).
+    Questions about the order, objects and receptacles of the interactions the captions tell
+    are answered from those events first (``caption_events``): similarity cannot count."""
 
     def __init__(self, embedder: Any = None) -> None:
         if embedder is None:
@@ -222,6 +224,13 @@ class EmbeddingAnswerer:
                 None,
                 {"answerer": "embedding", "failure_mode": "response_error", "error": "no captions"},
             )
+        from recallbench.agents.caption_events import answer_from_events
+
+        told = answer_from_events(goal_text(query.instruction), captions,
+                                  max(1, query.num_targets or 1))
+        if told is not None:  # the captions' event timeline answers it (order questions)
+            return FrameAnswer(frame_indices=told, response=None,
+                               info={"answerer": "embedding", "rule": "caption events"})
         vectors = self.embedder.embed([query.instruction] + [text for _, text in captions])
         scores = vectors[1:] @ vectors[0]
         order = np.argsort(-scores, kind="stable")[: max(1, query.num_targets or 1)]

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from recallbench.agents.cache import ResponseCache
+from recallbench.agents.frame_cache import PreparedFrames
 from recallbench.agents.openai_client import ChatClient, ChatResult, ChatSettings
 from recallbench.agents.prompts import Prompt, load_prompt
 from recallbench.agents.vlm_images import (
@@ -21,6 +23,7 @@ from recallbench.agents.vlm_images import (
     open_source,
     parse_image_size,
     time_of_day_at,
+    url_parts,
 )
 from recallbench.benchmarks.findingdory.parse import parse_frame_indices
 from recallbench.benchmarks.findingdory.protocol import (
@@ -146,14 +149,28 @@ class VLMAgent:
         self.image_format = image_format
         self.image_quality = int(image_quality)
         self.image_detail = image_detail or None
+        # Frames prepared once per video, shared by its questions (and, with a cache_dir, by
+        # every worker and rerun).
+        self.prepared = PreparedFrames(
+            disk=ResponseCache(Path(cache_dir) / "frames") if cache_dir else None
+        )
 
     def messages(self, query: FrameQuery, source: FrameSource) -> list[dict[str, Any]]:
-        """The chat request for one case: every offered frame as an image, then the prompt."""
-        images = model_images(
-            source, None, self.image_size, lambda p: time_of_day_at(query, source, p)
-        )
+        """The chat request for one case: every offered frame as an image, then the prompt (the
+        frames first, so questions on one video share a prefix a server can cache)."""
+
+        def time_of(position: int) -> str | None:
+            return time_of_day_at(query, source, position)
+
+        urls = self.prepared.data_urls(source, self.image_size, time_of, self.image_format,
+                                       self.image_quality)
+        if urls is None:  # in-memory frames: nothing to key a cache on
+            images = model_images(source, None, self.image_size, time_of)
+            content = image_parts(images, self.image_format, self.image_quality,
+                                  self.image_detail)
+        else:
+            content = url_parts(urls, self.image_detail)
         text = self.prompt.render(goal=goal_text(query.instruction))
-        content = image_parts(images, self.image_format, self.image_quality, self.image_detail)
         content.append({"type": "text", "text": text})
         return [{"role": "user", "content": content}]
 

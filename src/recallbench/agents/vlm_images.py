@@ -126,9 +126,14 @@ def image_parts(
     frames: Sequence[np.ndarray], fmt: str = "jpeg", quality: int = 90, detail: str | None = None
 ) -> list[dict]:
     """Chat-completions content parts, one ``image_url`` per frame, in order."""
+    return url_parts([image_data_url(frame, fmt, quality) for frame in frames], detail)
+
+
+def url_parts(urls: Sequence[str], detail: str | None = None) -> list[dict]:
+    """Chat-completions content parts for already encoded images (data URLs), in order."""
     parts = []
-    for frame in frames:
-        image_url: dict[str, str] = {"url": image_data_url(frame, fmt, quality)}
+    for url in urls:
+        image_url: dict[str, str] = {"url": url}
         if detail:
             image_url["detail"] = detail
         parts.append({"type": "image_url", "image_url": image_url})

@@ -26,9 +26,11 @@ COMMAND_MODULES = (
     "recallbench.cli.world",
     "recallbench.cli.run",
     "recallbench.cli.merge",
+    "recallbench.cli.serve_policy",
     "recallbench.cli.report",
     "recallbench.cli.view",
     "recallbench.cli.agents",
+    "recallbench.cli.audit",
     "recallbench.cli.doctor",
 )
 

@@ -107,7 +107,7 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
         warnings.append(f"K={budget}: {exc}")
     if ll_policy is not None:
         try:
-            _run_ll(args, suite, run_dir, execution)
+            _run_ll(args, suite, run_dir, ll_policy, execution)
         except TransientCases as exc:  # the rest is recorded and scored; --resume finishes
             warnings.append(f"K={budget} LL: {exc}")
     return score_run(run_dir, scoring=args.scoring, suite=suite)
@@ -123,6 +123,14 @@ def _ll_policy(args: argparse.Namespace, suite: Any) -> Any:
         raise InputError(
             args.data, "--ll", "the LL phase needs a generated suite with episode worlds"
         )
+    from recallbench.agents.remote import RemoteLLPolicy, check_server, is_remote_policy
+
+    if is_remote_policy(args.ll_policy):  # served by `recallbench serve-policy`
+        try:
+            check_server(args.ll_policy, "ll", "--ll-policy")
+        except ValueError as exc:
+            raise UsageError("", str(exc)) from None
+        return RemoteLLPolicy(args.ll_policy)
     try:
         return load_ll_policy(args.ll_policy, **parse_key_values("--ll-policy-arg",
                                                                  args.ll_policy_arg))
@@ -130,22 +138,27 @@ def _ll_policy(args: argparse.Namespace, suite: Any) -> Any:
         raise UsageError("--ll-policy", str(exc)) from None
 
 
-def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, execution: Any) -> None:
+def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any,
+            execution: Any) -> None:
     """The low-level phase: act every recorded frame choice out in its episode's world, in the
-    executor's workers (each builds the policy from its name and arguments)."""
+    executor's workers (each builds the policy from its name and arguments); a served policy
+    (``--ll-policy ws://...``) is driven from here, its server doing the work."""
     from rich.progress import track
 
+    from recallbench.agents.remote import is_remote_policy
     from recallbench.cli.checks import parse_key_values
     from recallbench.run.findingdory import run_ll
 
+    served = is_remote_policy(args.ll_policy)
     run_ll(
         suite,
         run_dir,
-        None,
+        policy,
         scoring=args.scoring,
         limit=args.limit,
         progress=lambda it, n: track(it, total=n, description=f"LL {args.ll_policy}"),
-        policy_spec=(args.ll_policy, parse_key_values("--ll-policy-arg", args.ll_policy_arg)),
+        policy_spec=None if served else (args.ll_policy,
+                                         parse_key_values("--ll-policy-arg", args.ll_policy_arg)),
         execution=execution,
     )
 

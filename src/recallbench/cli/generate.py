@@ -59,7 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.set_defaults(func=_strip)
     f = sub.add_parser("findingdory", help="FindingDory episodes and QA files")
     _common(f)
-    f.add_argument("--interactions", type=int, default=None, help="pick-and-place per day")
+    f.add_argument("--interactions", type=int, default=None,
+                   help="pick-and-place per day (default: 3..7, drawn per day)")
     f.add_argument("--steps", type=int, default=None, help="frames in the day (default 4000)")
     f.add_argument("--width", type=int, default=None)
     f.add_argument("--height", type=int, default=None)
@@ -82,8 +83,9 @@ def _scenemem(args: argparse.Namespace) -> int:
             verify=not args.no_verify)
     except ValueError as exc:
         return _fail(str(exc))
-    return run_suite("scenemem", args.out, args.n, args.seed, knobs.to_dict(),
-                     args.workers or os.cpu_count() or 1, **_execution(args))
+    status = run_suite("scenemem", args.out, args.n, args.seed, knobs.to_dict(),
+                       args.workers or os.cpu_count() or 1, **_execution(args))
+    return audit_suite(args.out, status)
 
 
 def _strip(args: argparse.Namespace) -> int:
@@ -108,18 +110,52 @@ def _findingdory(args: argparse.Namespace) -> int:
 
     given = {k: getattr(args, k) for k in ("interactions", "steps", "distractors", "revisits",
                                            "rooms", "width", "height", "subsample")}
+    if args.interactions is not None:  # asked for a count: every day has exactly that many
+        given["interactions_spread"] = 0
     try:
         knobs = FindingDoryKnobs(**{k: v for k, v in given.items() if v is not None})
     except ValueError as exc:
         return _fail(str(exc))
-    return run_suite("findingdory", args.out, args.n, args.seed, knobs.to_dict(),
-                     args.workers or os.cpu_count() or 1, **_execution(args))
+    status = run_suite("findingdory", args.out, args.n, args.seed, knobs.to_dict(),
+                       args.workers or os.cpu_count() or 1, **_execution(args))
+    return audit_suite(args.out, status)
 
 
 def _execution(args: argparse.Namespace) -> dict:
     from recallbench.cli.execution import execution_settings, shard_of
 
     return {"execution": execution_settings(args, args.workers), "shard": shard_of(args)}
+
+
+def audit_suite(out: str, status: int) -> int:
+    """Audit the suite just written (``recallbench audit``) and record the verdict in its
+    suite.json; the generation's own exit status stands (a failed audit is a warning)."""
+    import json
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from recallbench.audit.core import run_audit, summary, write_report
+    from recallbench.generate.suite import SUITE_FILE
+    from recallbench.io import write_json_atomic
+
+    folder = Path(out).resolve()
+    if not (folder / SUITE_FILE).is_file():
+        return status
+    console = Console(stderr=True)
+    try:
+        report = run_audit(folder)
+    except Exception as exc:  # noqa: BLE001 - the suite stays usable; the audit is a report
+        console.print(f"[yellow]warning[/yellow]: audit not run: {exc}", highlight=False)
+        return status
+    write_report(report, folder)
+    manifest = json.loads((folder / SUITE_FILE).read_text())
+    manifest["audit"] = summary(report)
+    write_json_atomic(folder / SUITE_FILE, manifest)
+    verdict = ("too small to judge" if not report["judged"]
+               else "passes" if report["passed"] else "FAILS (see audit.json)")
+    console.print(f"audit: {verdict}; {folder}/audit.json, audit.png", highlight=False)
+    return status
 
 
 def _fail(message: str) -> int:

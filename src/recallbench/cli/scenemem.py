@@ -20,8 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--data_dir", help="folder holding combo_* scenario folders")
-    p.add_argument("--policy", help="module:Class, path/to/file.py:Class or an agent name "
-                                    "(`recallbench list agents`)")
+    p.add_argument("--policy", help="module:Class, path/to/file.py:Class, an agent name "
+                                    "(`recallbench list agents`), or ws://HOST:PORT (a policy "
+                                    "served by `recallbench serve-policy`)")
     p.add_argument("--out", help="results.json path (the card's schema)")
     p.add_argument("--filter", default=None, help="only scenarios whose folder name has this")
     p.add_argument(

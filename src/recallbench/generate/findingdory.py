@@ -84,33 +84,17 @@ class _Sink:
             self._write(self.sub, rgb)
 
 
-def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDoryKnobs) -> Path:
-    """Generate episode ``index`` of the suite at ``out_dir``; returns the episode directory.
-
-    Deterministic in (seed, index, knobs). Already complete episodes are left as they are.
-    """
-    from recallbench.world.gl import select_backend
-
-    select_backend()
-    from recallbench.benchmarks.findingdory.annotations import save_episode
-    from recallbench.benchmarks.findingdory.ground_truth import annotate_day
+def _act_day(work: Path, seed: int, index: int, knobs: FindingDoryKnobs) -> tuple[Any, Any, dict]:
+    """Try homes until one holds the day; the env (end of day), the day, and the home drawn
+    (with the homes rejected and why). The videos are written into ``work``."""
     from recallbench.generate.findingdory_day import DayFailed, run_day
-    from recallbench.generate.templates_findingdory import answer_frames, instructions
-    from recallbench.io import write_json_atomic
     from recallbench.video.sampling import subsample_indices
     from recallbench.video.writer import VideoWriter
     from recallbench.world.env import HomeEnv
-    from recallbench.world.io import save_world
 
-    out_dir = Path(out_dir)
-    ep_id = episode_id(index)
-    final = out_dir / "episodes" / ep_id
-    if (final / "episode.json").is_file():
-        return final
-    work = out_dir / "episodes" / f".{ep_id}.partial"
     rng = np.random.default_rng([seed, index])
-    offered = subsample_indices(knobs.steps, knobs.subsample)
-    offered_set = set(offered.tolist())
+    knobs = knobs.for_episode(rng)
+    offered = set(subsample_indices(knobs.steps, knobs.subsample).tolist())
     errors: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
         world_seed, style = int(rng.integers(0, 2**31 - 1)), int(rng.integers(0, 5))
@@ -127,21 +111,30 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
                 VideoWriter(work / "video.mp4", knobs.fps, *size, **video) as full,
                 VideoWriter(sub_path, knobs.fps, *size, **video) as sub,
             ):
-                day = run_day(env, knobs, day_rng, _Sink(full, sub, offered_set))
+                day = run_day(env, knobs, day_rng, _Sink(full, sub, offered))
         except DayFailed as exc:
             errors.append(f"home {world_seed}/{style}: {exc}")
             env.close()
             continue
-        break
-    else:
-        raise RuntimeError(f"{ep_id}: no home fits the day after {MAX_ATTEMPTS} tries: {errors}")
+        home = {"seed": world_seed, "style": style, "kind": "home",
+                "n_objects": _n_objects(knobs), "failed": errors, "rng": day_rng}
+        return env, day, home
+    ep_id = episode_id(index)
+    raise RuntimeError(f"{ep_id}: no home fits the day after {MAX_ATTEMPTS} tries: {errors}")
 
-    save_world(env, work / "world")  # end of day, robot at its final pose
-    ann = annotate_day(env, day, knobs.width, knobs.height)
-    env.close()
-    save_episode(work, ann)
+
+def _qa_rows(day: Any, ann: Any, rng: np.random.Generator, ep_id: str,
+             knobs: FindingDoryKnobs) -> tuple[list[dict], list[dict]]:
+    """The episode's instructions: full-video rows (qa.json) and public-format rows."""
+    from recallbench.generate.findingdory_goals import answer_frames
+    from recallbench.generate.findingdory_questions import instructions
+    from recallbench.video.sampling import subsample_indices
+
+    offered = subsample_indices(knobs.steps, knobs.subsample)
     rows, rows_sub = [], []
-    for n, ins in enumerate(instructions(day.interactions, ann, day_rng, knobs.per_template)):
+    chosen = instructions(day.interactions, ann, rng, knobs.per_template, knobs.questions,
+                          offered)
+    for n, ins in enumerate(chosen):
         answer = answer_frames(ann, ins.subgoals)
         common = {
             "question": PREFIX + ins.question,
@@ -152,28 +145,46 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
             "task_id": ins.task_id,
             "num_interactions": len(day.interactions),
         }
-        rows.append(
-            {
-                **common,
-                "video": f"episodes/{ep_id}/video.mp4",
-                "answer": answer,
-                "template": ins.template,
-                "subgoals": [list(g) for g in ins.subgoals],
-                "ordered": ins.ordered,
-                "answer_frames": None,
-                "num_frames": ann.num_frames,
-            }
-        )
-        sub_row = {
-            **common,
-            "video": f"episodes/{ep_id}/video_{knobs.subsample}.mp4",
-            "answer": subsample_answer(answer, offered),
-        }
+        rows.append({**common, "video": f"episodes/{ep_id}/video.mp4", "answer": answer,
+                     "template": ins.template, "subgoals": [list(g) for g in ins.subgoals],
+                     "ordered": ins.ordered, "answer_frames": None,
+                     "num_frames": ann.num_frames})
+        sub_row = {**common, "video": f"episodes/{ep_id}/video_{knobs.subsample}.mp4",
+                   "answer": subsample_answer(answer, offered)}
         if len(offered) != 96:  # the public loader assumes 96 unless told
             sub_row["answer_frames"] = int(len(offered))
         rows_sub.append(sub_row)
+    return rows, rows_sub
+
+
+def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDoryKnobs) -> Path:
+    """Generate episode ``index`` of the suite at ``out_dir``; returns the episode directory.
+
+    Deterministic in (seed, index, knobs). Already complete episodes are left as they are.
+    """
+    from recallbench.world.gl import select_backend
+
+    select_backend()
+    from recallbench.benchmarks.findingdory.annotations import save_episode
+    from recallbench.benchmarks.findingdory.ground_truth import annotate_day
+    from recallbench.io import write_json_atomic
+    from recallbench.world.io import save_world
+
+    out_dir = Path(out_dir)
+    ep_id = episode_id(index)
+    final = out_dir / "episodes" / ep_id
+    if (final / "episode.json").is_file():
+        return final
+    work = out_dir / "episodes" / f".{ep_id}.partial"
+    env, day, home = _act_day(work, seed, index, knobs)
+    save_world(env, work / "world")  # end of day, robot at its final pose
+    ann = annotate_day(env, day, knobs.width, knobs.height)
+    env.close()
+    save_episode(work, ann)
+    rows, rows_sub = _qa_rows(day, ann, home.pop("rng"), ep_id, knobs)
     write_json_atomic(work / "qa.json", rows, indent=None)
     write_json_atomic(work / f"qa_{knobs.subsample}.json", rows_sub, indent=None)
+    errors = home.pop("failed")
     write_json_atomic(
         work / "episode.json",
         {
@@ -181,12 +192,7 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
             "seed": seed,
             "index": index,
             "knobs": knobs.to_dict(),
-            "world": {
-                "seed": world_seed,
-                "style": style,
-                "kind": "home",
-                "n_objects": _n_objects(knobs),
-            },
+            "world": home,
             "failed_homes": errors,
             "num_frames": ann.num_frames,
             "num_questions": len(rows),

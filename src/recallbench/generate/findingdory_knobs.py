@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
@@ -15,22 +15,28 @@ MAX_INTERACTIONS = 11
 class FindingDoryKnobs:
     """What makes an episode harder or easier.
 
-    ``interactions``: pick-and-place interactions in the day (2..11). ``steps``: frames in the
-    day (one per robot step; the clock runs 06:00-22:00 over them, 4000 like the paper).
+    ``interactions``: pick-and-place interactions in the day (2..11), give or take
+    ``interactions_spread`` (each episode draws its own count uniformly from that range,
+    clipped to 2..11, so days differ in rhythm as the public set's 2..11 do). ``steps``:
+    frames in the day (one per robot step, 4000 like the paper; the clock's start, end and
+    pace vary per day, see ``findingdory_day.day_clock``).
     ``distractors``: objects on receptacles the robot never touches. ``revisits``: extra visits
     to receptacles already interacted with (more valid frames, more look-alike moments).
     ``rooms``: how many rooms host the interactions (None: any room of the home). ``width`` x
     ``height``: the portrait head-camera frame (480 x 640 like the paper; smaller is faster).
     ``subsample``: frame budget of the subsampled video and its QA rows (96 like the public
-    set). ``per_template``: at most this many instructions per template. ``video_preset``: the
-    x264 speed preset of the videos, and ``video_x264_params`` single x264 options on top of
-    it; they move bytes (file size), not results, and are recorded with the knobs so a suite's
-    videos are all encoded alike. The default options suit a day's video, mostly still or
-    turning: no B-frames and a diamond motion search at subpixel level 1 take ~30% less x264
-    time than veryfast's own for ~3-9% larger files (measured on a generated 240x320 day).
+    set). ``questions``: instructions per episode, allocated to categories by the public set's
+    mix (val has ~59 per episode). ``per_template``: at most this many instructions per
+    template. ``video_preset``: the x264 speed preset of the videos, and ``video_x264_params``
+    single x264 options on top of it; they move bytes (file size), not results, and are
+    recorded with the knobs so a suite's videos are all encoded alike. The default options
+    suit a day's video, mostly still or turning: no B-frames and a diamond motion search at
+    subpixel level 1 take ~30% less x264 time than veryfast's own for ~3-9% larger files
+    (measured on a generated 240x320 day).
     """
 
     interactions: int = 5
+    interactions_spread: int = 2
     steps: int = 4000
     distractors: int = 6
     revisits: int = 1
@@ -38,6 +44,7 @@ class FindingDoryKnobs:
     width: int = 480
     height: int = 640
     subsample: int = DEFAULT_FRAMES
+    questions: int = 60
     per_template: int = 2
     fps: int = 10
     video_preset: str = "veryfast"  # video.writer.DEFAULT_PRESET (not imported: PyAV is heavy)
@@ -49,10 +56,10 @@ class FindingDoryKnobs:
                 f"interactions must be in {MIN_INTERACTIONS}..{MAX_INTERACTIONS}, "
                 f"got {self.interactions}"
             )
-        for name in ("steps", "subsample", "per_template", "fps"):
+        for name in ("steps", "subsample", "questions", "per_template", "fps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("distractors", "revisits"):
+        for name in ("distractors", "revisits", "interactions_spread"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.rooms is not None and self.rooms < 1:
@@ -64,6 +71,12 @@ class FindingDoryKnobs:
         check_x264_params(self.video_x264_params)
         if self.width < 16 or self.height < 16 or self.width % 2 or self.height % 2:
             raise ValueError(f"frame size must be even and >= 16, got {self.width}x{self.height}")
+
+    def for_episode(self, rng: Any) -> FindingDoryKnobs:
+        """The knobs of one episode: its own interaction count drawn from the spread."""
+        lo = max(MIN_INTERACTIONS, self.interactions - self.interactions_spread)
+        hi = min(MAX_INTERACTIONS, self.interactions + self.interactions_spread)
+        return replace(self, interactions=int(rng.integers(lo, hi + 1)), interactions_spread=0)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -458,10 +458,10 @@ def _write_env(env: Any, root: Path, layout: int, style: int, knobs: ScenememKno
 
 def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnobs
              ) -> dict[str, Any]:
-    from recallbench.generate.oracle import Oracle
     from recallbench.generate.recorder import FrameRecorder
     from recallbench.world.builder import build_world
     from recallbench.world.env import HomeEnv
+    from recallbench.world.skills import Oracle
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, index, attempt]))
     layout, style = draw_world(rng, knobs.rooms)

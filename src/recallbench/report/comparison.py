@@ -50,8 +50,9 @@ def score_agent(bench: str, run: AgentRun, out: Path, seed: int) -> AgentResult:
     result.metrics = {m: overall[m] for m in benchmark.metric_names() if m in overall}
     result.extra = {"errors": summary["no_answer"], "failures": overall.get("failures", {}),
                     **benchmark.run_notes(completed(run_dir / RUN_LOG))}
-    if result.n == 0:
-        result.status, result.note = "failed", "no case to score: the suite has no cases"
+    if summary["cases_recorded"] == 0:  # nothing ran (e.g. no scenario loaded): not 0%
+        why = summary["warnings"][0] if summary["warnings"] else "the suite has no cases"
+        result.status, result.note = "failed", f"no case ran: {why} (see the run folder)"
     elif summary["no_answer"] >= summary["cases_recorded"]:  # a broken agent, not 0%
         result.status, result.note = "failed", f"every case: {summary['warnings'][0]}"
     return result

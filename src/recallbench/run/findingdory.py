@@ -114,7 +114,12 @@ def _tasks(
         payload = {"agent": spec_dict(agent), "suite": str(suite.path), "trusted": suite.trusted,
                    "query": query, "video": str(video) if video else None}
         tasks.append(Task(case.id, payload))
-    return tasks
+    # Grouped by video (first appearance order): a video's questions run back to back, so its
+    # prepared frames are reused and a prefix-caching server sees the same images in a row.
+    first: dict[str | None, int] = {}
+    for i, task in enumerate(tasks):
+        first.setdefault(task.payload["video"], i)
+    return sorted(tasks, key=lambda task: first[task.payload["video"]])
 
 
 def _check_answer_in_video(suite: Suite, case: QACase, frames: int) -> None:
@@ -230,6 +235,8 @@ def run_ll(
                     log.append(rec)
     finally:
         phase.worlds.close()
+    if phase.lost:  # the rest is recorded; --resume drives these again
+        raise TransientCases({f"LL: {phase.lost[0]}": len(phase.lost)})
     return log_path
 
 

@@ -22,6 +22,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from recallbench.agents.remote import check_server, is_remote_policy
 from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
 from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
 from recallbench.benchmarks.scenemem.results import (
@@ -176,7 +177,10 @@ def run_scenemem(
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env-factory (both from the command line).
-    load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
+    if is_remote_policy(config.policy):
+        check_server(config.policy)  # a served policy: its server must answer now
+    else:
+        load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
         check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
@@ -274,13 +278,19 @@ def _execute(
         TextColumn("{task.fields[last]}"),
         console=console,
     )
+    # tests whose policy server (or Ray node) went away: unrecorded, for --resume
+    lost: list[str] = []
     with RunLog(run_dir / RUN_LOG) as log, progress, executor:
         bar = progress.add_task("tests", total=total, completed=total - len(pending), last="")
         for result in executor.results():
             scenario, test_id, seed = pending[result.key]
             if result.lost:  # its machine kept vanishing: nothing said about the policy
-                print_error(console, f"{result.key}: {result.error}; --resume runs it again")
-                progress.advance(bar)
+                lost.append(f"{result.key}: {result.error}")
+                progress.update(bar, advance=1, last=f"{result.key}: lost"[:60])
+                continue
+            if result.value and "policy_server_lost" in result.value:
+                lost.append(result.value["policy_server_lost"])
+                progress.update(bar, advance=1, last=f"{result.key}: server lost"[:60])
                 continue
             if result.value and "scenario_error" in result.value:
                 # Not logged: a fixed scenario is retried on --resume.
@@ -294,6 +304,10 @@ def _execute(
             done[record["key"]] = record
             status = "ok" if record["memory"] else (record["error"] or record["failed"])
             progress.update(bar, advance=1, last=f"{result.key}: {status}"[:60])
+    if lost:
+        print_error(console, f"{len(lost)} test(s) not recorded: {lost[0]}; start the server "
+                             "(or the node) again and finish with: recallbench scenemem "
+                             f"--resume --run-dir {run_dir}")
 
 
 def _finish(

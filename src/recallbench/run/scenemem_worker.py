@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.agents.remote import RemotePolicy, is_remote_policy
 from recallbench.benchmarks.scenemem.backend import (
     check_against_model,
     load_start,
@@ -51,7 +52,10 @@ def _policy(ref: str, paths: list[str], eval_dirs: list[str], run_seed: int) -> 
         # Seeded by the run, not by whichever test reaches this worker first.
         seed_globals(run_seed)
         try:
-            _policies[ref] = load_policy_class(ref, paths, eval_dirs)()
+            if is_remote_policy(ref):  # --policy ws://host:port: a served policy
+                _policies[ref] = RemotePolicy(ref)
+            else:
+                _policies[ref] = load_policy_class(ref, paths, eval_dirs)()
         except Exception as exc:
             _policies[ref] = PolicyConstructionError(
                 f"policy constructor raised {type(exc).__name__}: {exc}"
@@ -84,7 +88,9 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
     camera_obs.
 
     Returns the outcome fields (a test whose env cannot be built or loaded fails with the
-    error), or {"scenario_error": msg} when the scenario's spec itself is bad.
+    error), {"scenario_error": msg} when the scenario's spec itself is bad, or
+    {"policy_server_lost": msg} when a served policy's server went away (not the policy's
+    fault: nothing is recorded and --resume runs the test again).
     """
     root = payload["scenario_dir"]
     if root in _bad:
@@ -137,4 +143,7 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
         return _failed(policy_error, max_steps)
     thresholds = Thresholds(**payload.get("thresholds", {}))
     outcome = run_rollout(env, policy, scenario, test, max_steps, thresholds)
+    lost = getattr(policy, "server_lost", None) if isinstance(policy, RemotePolicy) else None
+    if lost:
+        return {"policy_server_lost": lost}
     return {**outcome.to_dict(), "max_steps": max_steps}

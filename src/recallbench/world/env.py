@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recallbench.world.gl import select_backend
 
@@ -23,6 +23,11 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 from recallbench.world.builder import KINDS, build_world  # noqa: E402
+from recallbench.world.observations import (  # noqa: E402
+    camera_images,
+    observation_space,
+    robot_state,
+)
 from recallbench.world.render import Renders  # noqa: E402
 from recallbench.world.robot import (  # noqa: E402
     ARM_JOINTS,
@@ -37,6 +42,10 @@ from recallbench.world.robot import (  # noqa: E402
     WRIST_JOINT,
 )
 from recallbench.world.sim import MjSim  # noqa: E402
+from recallbench.world.weld import activate_weld, relative_pose, welded_pose  # noqa: E402
+
+if TYPE_CHECKING:  # the nav grid (scipy) loads on first use
+    from recallbench.world.navgrid import NavGrid
 
 CONTROL_FREQ = 20
 POS_SCALE = 0.05  # m per control step at |action| = 1 (robosuite OSC's output_max)
@@ -49,15 +58,12 @@ EP_META_KEY = "recallbench_world"
 ENV_NAMES = {"RecallbenchHome": "home", "RecallbenchKitchen": "kitchen"}
 
 
-def _quat_xyzw(q: np.ndarray) -> np.ndarray:
-    return np.array([q[1], q[2], q[3], q[0]])
-
-
 class HomeEnv(gym.Env):
     """A procedural home with a mobile manipulator. See docs/world.md for the full contract."""
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": CONTROL_FREQ}
     action_dim = 12
+    renders: Renders  # set by _load (which closes the previous world's)
 
     def __init__(
         self,
@@ -92,7 +98,7 @@ class HomeEnv(gym.Env):
         self.render_mode = render_mode
         self.shadows = shadows
         self._ep_meta: dict = {}
-        self._nav_grid = None
+        self._nav_grid: NavGrid | None = None
         self.action_space = gym.spaces.Box(-1.0, 1.0, (self.action_dim,), dtype=np.float64)
         if xml is None:
             built = build_world(seed, style, kind, n_objects)
@@ -203,7 +209,9 @@ class HomeEnv(gym.Env):
         meta = self._ep_meta.get(EP_META_KEY, self.world_meta)
         self._load(xml_string, meta)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         meta = self._ep_meta.get(EP_META_KEY)
         if meta is not None and (meta.get("seed"), meta.get("style"), meta.get("kind")) != (
@@ -220,7 +228,9 @@ class HomeEnv(gym.Env):
         return self._get_observations(), {}
 
     # ------------------------------------------------------------------ acting
-    def step(self, action):
+    def step(
+        self, action: Sequence[float] | np.ndarray
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         a = np.asarray(action, dtype=float).reshape(-1)
         if a.shape != (self.action_dim,):
             raise ValueError(f"action must have shape ({self.action_dim},), got {a.shape}")
@@ -257,7 +267,9 @@ class HomeEnv(gym.Env):
         """(x, y, yaw) of the base in the world."""
         return self.data.qpos[self._base_q].copy()
 
-    def teleport(self, pose: Sequence[float], *, for_render: bool = False) -> None:
+    def teleport(
+        self, pose: Sequence[float] | np.ndarray, *, for_render: bool = False
+    ) -> None:
         """Put the base at (x, y, yaw) kinematically; a held object moves with the gripper,
         a held door handle is let go. ``for_render``: refresh only what a render reads (body
         and camera poses), ~15x cheaper than the full ``mj_forward``, for re-posing the robot
@@ -285,15 +297,10 @@ class HomeEnv(gym.Env):
         """Place a welded object at the gripper pose times its weld relpose."""
         m, d = self.model, self.data
         eq = self._grasp_eq[body]
-        p1, q1 = d.xpos[self._eef_body], d.xquat[self._eef_body]
-        rel_p, rel_q = m.eq_data[eq, 3:6], m.eq_data[eq, 6:10]
-        pos = np.empty(3)
-        mujoco.mju_rotVecQuat(pos, rel_p, q1)
-        quat = np.empty(4)
-        mujoco.mju_mulQuat(quat, q1, rel_q)
+        pos, quat = welded_pose(d, self._eef_body, m.eq_data[eq, 3:6], m.eq_data[eq, 6:10])
         j = self._free_joint_of[body]
         qa, va = m.jnt_qposadr[j], m.jnt_dofadr[j]
-        d.qpos[qa : qa + 3] = p1 + pos
+        d.qpos[qa : qa + 3] = pos
         d.qpos[qa + 3 : qa + 7] = quat
         d.qvel[va : va + 6] = 0.0
 
@@ -323,13 +330,15 @@ class HomeEnv(gym.Env):
         return np.clip((goal - self.eef_pos_base()) / POS_SCALE, -1.0, 1.0)
 
     @property
-    def nav_grid(self):
+    def nav_grid(self) -> NavGrid:
         """Navigation grid of this world (doors as in the start state), built on first use."""
         if self._nav_grid is None:
             self._nav_grid = self.build_nav_grid()
         return self._nav_grid
 
-    def build_nav_grid(self, resolution: float = 0.05, robot_radius: float = BASE_RADIUS):
+    def build_nav_grid(
+        self, resolution: float = 0.05, robot_radius: float = BASE_RADIUS
+    ) -> NavGrid:
         from recallbench.world.navigation import NavGrid
 
         d = mujoco.MjData(self.model)
@@ -364,27 +373,11 @@ class HomeEnv(gym.Env):
         if dist[k] > reach:
             return None
         body = int(self._graspable[k])
-        eq = self._grasp_eq[body]
-        p1, q1 = d.xpos[self._eef_body], d.xquat[self._eef_body]
-        p2, q2 = d.xpos[body], d.xquat[body]
-        q1inv = np.empty(4)
-        mujoco.mju_negQuat(q1inv, q1)
-        relp = np.empty(3)
-        mujoco.mju_rotVecQuat(relp, p2 - p1, q1inv)
-        relq = np.empty(4)
-        mujoco.mju_mulQuat(relq, q1inv, q2)
+        relp, relq = relative_pose(d, self._eef_body, body)
         # objects follow the gripper's orientation; handles only its position (the hinge
         # decides how a door turns)
         torquescale = 1.0 if body in self._free_joint_of else 0.0
-        d.userdata[0] = eq
-        d.userdata[1:4] = relp
-        d.userdata[4:8] = relq
-        d.userdata[8] = torquescale
-        m.eq_data[eq, 0:3] = 0.0
-        m.eq_data[eq, 3:6] = relp
-        m.eq_data[eq, 6:10] = relq
-        m.eq_data[eq, 10] = torquescale
-        d.eq_active[eq] = 1
+        activate_weld(m, d, self._grasp_eq[body], relp, relq, torquescale)
         self._gripper_closed = True
         return m.body(body).name
 
@@ -399,53 +392,15 @@ class HomeEnv(gym.Env):
     def _get_observations(self, force_update: bool = False) -> dict[str, np.ndarray]:
         """robosuite-style observation dict (``force_update`` accepted for API parity; every
         call reads the current state)."""
-        d = self.data
-        base = self._base_body
-        eef = self._eef_site
-        held = self.held_body()
-        yaw = d.qpos[self._base_q[2]]
-        rel = d.site_xpos[eef] - d.xpos[base]
-        c, s = math.cos(yaw), math.sin(yaw)
-        obs = {
-            "robot0_base_pos": d.xpos[base].copy(),
-            "robot0_base_quat": _quat_xyzw(d.xquat[base]),
-            "robot0_base_pose": d.qpos[self._base_q].copy(),
-            "robot0_eef_pos": d.site_xpos[eef].copy(),
-            "robot0_eef_quat": _quat_xyzw(d.xquat[self._eef_body]),
-            "robot0_base_to_eef_pos": np.array(
-                [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]]
-            ),
-            "robot0_arm_qpos": d.qpos[self._arm_q].copy(),
-            "robot0_gripper_qpos": np.array([0.0, 0.0])
-            if self._gripper_closed
-            else np.array([0.04, -0.04]),
-            "robot0_grasped": np.array([0.0 if held is None else 1.0]),
-        }
-        for cam in self.cameras:
-            w, h = self.camera_sizes[cam]
-            obs[f"{cam}_image"] = self.renders.rgb(d, cam, w, h)
-            if self.camera_depths:
-                obs[f"{cam}_depth"] = self.renders.depth(d, cam, w, h)
-            if self.camera_segmentations:
-                obs[f"{cam}_segmentation_instance"] = self.renders.segmentation(d, cam, w, h)
+        obs = robot_state(self.data, self._base_body, self._eef_site, self._eef_body,
+                          self._base_q, self._arm_q, self._gripper_closed, self.held_body())
+        obs.update(camera_images(self.renders, self.data, self.cameras, self.camera_sizes,
+                                 self.camera_depths, self.camera_segmentations))
         return obs
 
     def _make_obs_space(self) -> gym.spaces.Dict:
-        box = gym.spaces.Box
-        spaces: dict[str, gym.Space] = {
-            k: box(-np.inf, np.inf, v.shape, dtype=np.float64)
-            for k, v in self._get_observations().items()
-        }
-        for cam in self.cameras:
-            w, h = self.camera_sizes[cam]
-            spaces[f"{cam}_image"] = box(0, 255, (h, w, 3), dtype=np.uint8)
-            if self.camera_depths:
-                spaces[f"{cam}_depth"] = box(0, np.inf, (h, w), dtype=np.float32)
-            if self.camera_segmentations:
-                spaces[f"{cam}_segmentation_instance"] = box(
-                    -1, self.model.nbody, (h, w), dtype=np.int32
-                )
-        return gym.spaces.Dict(spaces)
+        return observation_space(self._get_observations(), self.cameras, self.camera_sizes,
+                                 self.camera_depths, self.camera_segmentations, self.model.nbody)
 
     def render_camera(
         self,
@@ -468,7 +423,7 @@ class HomeEnv(gym.Env):
             return self.renders.segmentation(self.data, camera, width, height)
         raise ValueError(f"mode must be rgb, depth or segmentation, got {mode!r}")
 
-    def render(self):
+    def render(self) -> np.ndarray:
         cam = self.cameras[0] if self.cameras else "robot0_head"
         return self.render_camera(cam)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import mujoco
 
-from recallbench.world.mjcf import CYL, STATIC, box, geom, r4, yaw_quat
+from recallbench.world.mjcf import CYL, STATIC, Vec, box, geom, r4, yaw_quat
 from recallbench.world.styles import Style
 
 # type -> (width, depth, height, against_wall)
@@ -56,7 +56,16 @@ class ReceptacleInfo:
         }
 
 
-def _legs(body, w, d, h, rgba, inset=0.05, r=0.025, y0=0.0):
+def _legs(
+    body: mujoco.MjsBody,
+    w: float,
+    d: float,
+    h: float,
+    rgba: Vec,
+    inset: float = 0.05,
+    r: float = 0.025,
+    y0: float = 0.0,
+) -> None:
     for sx in (-1, 1):
         for sy in (0, 1):
             geom(
@@ -70,7 +79,7 @@ def _legs(body, w, d, h, rgba, inset=0.05, r=0.025, y0=0.0):
 
 
 def build(
-    world: mujoco.MjsBody, kind: str, name: str, room: str, pos, yaw: float, st: Style
+    world: mujoco.MjsBody, kind: str, name: str, room: str, pos: Vec, yaw: float, st: Style
 ) -> ReceptacleInfo:
     w, d, h, _ = SIZES[kind]
     body = world.add_body(name=f"{name}_main", pos=r4(pos), quat=yaw_quat(yaw))

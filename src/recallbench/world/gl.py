@@ -86,4 +86,4 @@ def _swap_context(backend: str) -> None:
         gl_context = importlib.import_module("mujoco.gl_context")
     except ImportError:
         return
-    gl_context.GLContext = module.GLContext
+    gl_context.GLContext = module.GLContext  # type: ignore[attr-defined]  # a plain module

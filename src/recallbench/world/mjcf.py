@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import mujoco
 
@@ -82,7 +83,7 @@ def box(
     half: Vec,
     rgba: Vec,
     cls: tuple[int, int] = STATIC,
-    **kw,
+    **kw: Any,
 ) -> mujoco.MjsGeom:
     return geom(body, name, BOX, half, center, rgba, cls, **kw)
 

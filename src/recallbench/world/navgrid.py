@@ -19,96 +19,22 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 import numpy as np
-from scipy import ndimage
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from recallbench.errors import InputError
-from recallbench.world.geometry import Footprint
+from recallbench.world.nav_lattice import XY, move_intermediates, path_length, subdivide
+from recallbench.world.occupancy import OccupancyGrid
 
-if TYPE_CHECKING:  # mujoco is imported lazily: this module must stay cheap to import
-    import mujoco
+__all__ = ["XY", "NavGrid", "path_length"]
 
-XY = Sequence[float] | np.ndarray
-
-# Lattice moves of the 32-neighbourhood (row, col).
-_MOVES: tuple[tuple[int, int], ...] = tuple(
-    (di, dj)
-    for di in range(-3, 4)
-    for dj in range(-3, 4)
-    if (di, dj) != (0, 0) and math.gcd(abs(di), abs(dj)) == 1
-)
 _SNAP_RADIUS_CELLS = 2  # cells around a query point tried as entry points into a field
 
 
-def _segment_trace(
-    u0: float, v0: float, u1: float, v1: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every cell a segment touches, in cell units (u = column, v = row): rows, columns and the
-    segment parameter t in [0, 1] at which the segment enters each.
-
-    The segment is also traced shifted by a hair to each side so that passing exactly through a
-    cell corner counts both cells beside it: diagonal moves may not squeeze between two blocked
-    cells. The cells holding the two end points (as ``to_cell`` sees them) are always included.
-    """
-    du, dv = u1 - u0, v1 - v0
-    length = math.hypot(du, dv)
-    eps = 1e-7
-    if length > 0:
-        nu, nv = -dv / length * eps, du / length * eps
-        shifts = ((0.0, 0.0), (nu, nv), (-nu, -nv))
-    else:
-        shifts = ((0.0, 0.0),)
-    rows = [np.array([math.floor(v0), math.floor(v1)], dtype=np.int64)]
-    cols = [np.array([math.floor(u0), math.floor(u1)], dtype=np.int64)]
-    enter = [np.array([0.0, 1.0])]
-    for su, sv in shifts:
-        a_u, a_v = u0 + su, v0 + sv
-        ts = [np.array([0.0, 1.0])]
-        if du != 0:
-            lo, hi = sorted((a_u, a_u + du))
-            lines = np.arange(math.floor(lo) + 1, math.ceil(hi))
-            ts.append((lines - a_u) / du)
-        if dv != 0:
-            lo, hi = sorted((a_v, a_v + dv))
-            lines = np.arange(math.floor(lo) + 1, math.ceil(hi))
-            ts.append((lines - a_v) / dv)
-        t = np.sort(np.concatenate(ts))  # repeated t: a corner crossing, counted both ways
-        mid = (t[:-1] + t[1:]) / 2 if len(t) > 1 else t
-        rows.append(np.floor(a_v + mid * dv).astype(np.int64))
-        cols.append(np.floor(a_u + mid * du).astype(np.int64))
-        enter.append(t[:-1] if len(t) > 1 else t)
-    return np.concatenate(rows), np.concatenate(cols), np.concatenate(enter)
-
-
-def _segment_cells(u0: float, v0: float, u1: float, v1: float) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and columns of every cell a segment touches (see ``_segment_trace``)."""
-    r, c, _ = _segment_trace(u0, v0, u1, v1)
-    return r, c
-
-
-def _move_intermediates() -> list[tuple[int, int, np.ndarray]]:
-    """For each lattice move, the cell offsets strictly between its two end cells."""
-    out = []
-    for di, dj in _MOVES:
-        r, c = _segment_cells(0.5, 0.5, dj + 0.5, di + 0.5)
-        cells = {(int(a), int(b)) for a, b in zip(r, c, strict=True)} - {(0, 0), (di, dj)}
-        out.append((di, dj, np.array(sorted(cells), dtype=np.int64).reshape(-1, 2)))
-    return out
-
-
-class NavGrid:
+class NavGrid(OccupancyGrid):
     """Occupancy grid of the floor, inflated by the robot radius; geodesic queries."""
-
-    origin: np.ndarray
-    resolution: float
-    robot_radius: float
-    navigable: np.ndarray
 
     def __init__(
         self,
@@ -119,211 +45,14 @@ class NavGrid:
         *,
         cache_size: int = 64,
     ) -> None:
-        nav = np.array(navigable, dtype=bool)  # a private copy: it is frozen below
-        if nav.ndim != 2:
-            raise ValueError(f"navigable must be 2-D, got shape {nav.shape}")
-        if resolution <= 0:
-            raise ValueError(f"resolution must be positive, got {resolution}")
-        self.navigable = nav
-        self.navigable.flags.writeable = False  # cached fields depend on it
-        self.origin = np.asarray(origin, dtype=float).reshape(2)
-        self.resolution = float(resolution)
-        self.robot_radius = float(robot_radius)
+        super().__init__(navigable, origin, resolution, robot_radius)
         self.cache_size = int(cache_size)
         self._fields: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._graph: csr_matrix | None = None
         self._node_of: np.ndarray | None = None
         self._cell_of: np.ndarray | None = None
-        self._nearest: np.ndarray | None = None
         self._corner_kind: np.ndarray | None = None
-        self._clear: np.ndarray | None = None
         self._target_keys: dict[bytes, tuple[int, ...]] = {}
-
-    # ----------------------------------------------------------------- construction
-    @classmethod
-    def from_model(
-        cls,
-        model: mujoco.MjModel,
-        data: mujoco.MjData,
-        *,
-        resolution: float = 0.05,
-        robot_radius: float = 0.3,
-        z_band: tuple[float, float] = (0.05, 1.8),
-        floor_geom_prefix: str = "floor",
-        ignore_body_prefixes: tuple[str, ...] = ("mobilebase0", "robot0", "gripper0"),
-        ignore_free_bodies: bool = True,
-    ) -> NavGrid:
-        """Rasterise a compiled model's floor plan at the configuration in ``data``.
-
-        Floor = union of the xy footprints of geoms whose name starts with ``floor_geom_prefix``.
-        Obstacles = every other geom whose vertical extent overlaps ``z_band``, except geoms of
-        bodies (or descendants of bodies) named with an ignored prefix or, by default, carrying a
-        free joint (movable objects). Planes are never obstacles.
-        """
-        floors, obstacles = model_footprints(
-            model,
-            data,
-            z_band=z_band,
-            floor_geom_prefix=floor_geom_prefix,
-            ignore_body_prefixes=ignore_body_prefixes,
-            ignore_free_bodies=ignore_free_bodies,
-        )
-        if not floors:
-            raise ValueError(f"no geom named {floor_geom_prefix!r}* found: cannot build a floor")
-        return cls.from_footprints(
-            floors, obstacles, resolution=resolution, robot_radius=robot_radius
-        )
-
-    @classmethod
-    def from_footprints(
-        cls,
-        floors: Sequence[Footprint],
-        obstacles: Sequence[Footprint],
-        *,
-        resolution: float = 0.05,
-        robot_radius: float = 0.3,
-    ) -> NavGrid:
-        """Grid from explicit floor and obstacle footprints (convex polygons or stadiums)."""
-        lo = np.min([f.bounds[:2] for f in floors], axis=0)
-        hi = np.max([f.bounds[2:] for f in floors], axis=0)
-        pad = 2 * resolution
-        origin = lo - pad
-        width = int(math.ceil((hi[0] - lo[0] + 2 * pad) / resolution))
-        height = int(math.ceil((hi[1] - lo[1] + 2 * pad) / resolution))
-        floor = np.zeros((height, width), dtype=bool)
-        blocked = np.zeros((height, width), dtype=bool)
-        for f in floors:
-            f.rasterise(floor, origin, resolution, margin=0.0)
-        for ob in obstacles:
-            ob.rasterise(blocked, origin, resolution, margin=robot_radius)
-        # Distance from a floor centre to the floor's edge is about half a cell less than to
-        # the nearest off-floor centre.
-        edge = ndimage.distance_transform_edt(floor) * resolution - resolution / 2
-        navigable = floor & ~blocked & (edge >= robot_radius)
-        return cls(navigable, origin, resolution, robot_radius)
-
-    def with_clearance(self, extra: float) -> NavGrid:
-        """A copy whose free space keeps ``extra`` metres more away from every obstacle."""
-        if extra <= 0:
-            return self
-        edge = ndimage.distance_transform_edt(self.navigable) * self.resolution
-        nav = self.navigable & (edge - self.resolution / 2 >= extra)
-        return NavGrid(nav, self.origin, self.resolution, self.robot_radius + extra)
-
-    # ----------------------------------------------------------------- coordinates
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.navigable.shape  # type: ignore[return-value]
-
-    def to_cell(self, xy: XY) -> tuple[int, int]:
-        """(row, col) of the cell containing ``xy``; may lie outside the grid."""
-        u = (float(xy[0]) - self.origin[0]) / self.resolution
-        v = (float(xy[1]) - self.origin[1]) / self.resolution
-        return int(math.floor(v)), int(math.floor(u))
-
-    def to_world(self, ij: Sequence[int] | np.ndarray) -> np.ndarray:
-        """World xy of a cell's centre; ``ij`` may be one (row, col) or an (N, 2) array."""
-        a = np.asarray(ij, dtype=float)
-        return self.origin + (a[..., ::-1] + 0.5) * self.resolution
-
-    def in_bounds(self, ij: tuple[int, int]) -> bool:
-        h, w = self.shape
-        return 0 <= ij[0] < h and 0 <= ij[1] < w
-
-    def is_navigable(self, xy: XY) -> bool:
-        ij = self.to_cell(xy)
-        return self.in_bounds(ij) and bool(self.navigable[ij])
-
-    def _clearance(self) -> np.ndarray:
-        """Per cell, the chessboard distance (cells) to the nearest blocked cell or the grid's
-        edge: every cell nearer than that is navigable (0 on blocked cells)."""
-        if self._clear is None:
-            padded = np.zeros((self.shape[0] + 2, self.shape[1] + 2), dtype=bool)
-            padded[1:-1, 1:-1] = self.navigable
-            dist = ndimage.distance_transform_cdt(padded, metric="chessboard")[1:-1, 1:-1]
-            self._clear = dist
-        return self._clear
-
-    def segment_free(self, p0: XY, p1: XY) -> bool:
-        """True when every cell the segment p0-p1 touches is navigable."""
-        h, w = self.shape
-        a = (np.asarray(p0, dtype=float)[:2] - self.origin) / self.resolution
-        b = (np.asarray(p1, dtype=float)[:2] - self.origin) / self.resolution
-        # Fast acceptance in open space: the cells a segment touches lie within one cell of
-        # the box of its end cells, so they are all free when p0's clearance exceeds that.
-        i0, j0 = math.floor(a[1]), math.floor(a[0])
-        if 0 <= i0 < h and 0 <= j0 < w:
-            reach = max(abs(math.floor(b[1]) - i0), abs(math.floor(b[0]) - j0)) + 1
-            if reach < self._clearance()[i0, j0]:
-                return True
-        # Cheap early rejection: points sampled on the segment lie in cells it touches.
-        n = int(2 * float(np.hypot(*(b - a)))) + 2
-        if n > 4:
-            s = a + np.linspace(0.0, 1.0, n)[:, None] * (b - a)
-            si, sj = np.floor(s[:, 1]).astype(np.int64), np.floor(s[:, 0]).astype(np.int64)
-            if si.min() < 0 or sj.min() < 0 or si.max() >= h or sj.max() >= w:
-                return False
-            if not self.navigable[si, sj].all():
-                return False
-        r, c = self._cells(p0, p1)
-        if r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w:
-            return False
-        return bool(self.navigable[r, c].all())
-
-    def _trace(self, p0: XY, p1: XY) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        res = self.resolution
-        ox, oy = self.origin
-        return _segment_trace(
-            (float(p0[0]) - ox) / res,
-            (float(p0[1]) - oy) / res,
-            (float(p1[0]) - ox) / res,
-            (float(p1[1]) - oy) / res,
-        )
-
-    def _cells(self, p0: XY, p1: XY) -> tuple[np.ndarray, np.ndarray]:
-        r, c, _ = self._trace(p0, p1)
-        return r, c
-
-    def free_fraction(self, p0: XY, p1: XY) -> float:
-        """Largest t in [0, 1] such that the segment p0 -> p0 + t (p1 - p0) stays in navigable
-        cells up to (not including) the first blocked cell it would enter; 0 if p0 is blocked."""
-        r, c, t = self._trace(p0, p1)
-        h, w = self.shape
-        inside = (r >= 0) & (c >= 0) & (r < h) & (c < w)
-        bad = ~inside
-        bad[inside] = ~self.navigable[r[inside], c[inside]]
-        return float(t[bad].min()) if bad.any() else 1.0
-
-    def snap(self, xy: XY) -> np.ndarray:
-        """Nearest navigable point: ``xy`` itself if navigable, else the nearest free centre."""
-        p = np.asarray(xy, dtype=float)[:2]
-        if not np.all(np.isfinite(p)):
-            raise ValueError(f"cannot snap a non-finite point {p!r}")
-        if self.is_navigable(p):
-            return p.copy()
-        if not self.navigable.any():
-            raise ValueError("the grid has no navigable cell")
-        h, w = self.shape
-        i, j = self.to_cell(p)
-        ii, jj = min(max(i, 0), h - 1), min(max(j, 0), w - 1)
-        if self._nearest is None:
-            # index of the nearest navigable cell, for every cell, in one EDT pass
-            _, idx = ndimage.distance_transform_edt(~self.navigable, return_indices=True)
-            self._nearest = idx
-        near = self._nearest[:, ii, jj]
-        # The EDT answer is nearest to the clamped cell's centre; refine around it so that a
-        # point between cells snaps to its truly nearest free centre.
-        best = None
-        for di in range(-2, 3):
-            for dj in range(-2, 3):
-                cand = (int(near[0]) + di, int(near[1]) + dj)
-                if self.in_bounds(cand) and self.navigable[cand]:
-                    c = self.to_world(cand)
-                    d = float(np.hypot(*(c - p)))
-                    if best is None or d < best[0]:
-                        best = (d, c)
-        assert best is not None
-        return best[1]
 
     # ----------------------------------------------------------------- geodesics
     def _build_graph(self) -> None:
@@ -340,7 +69,7 @@ class NavGrid:
             return padded[pad + di : pad + di + h, pad + dj : pad + dj + w]
 
         rows, cols, weights = [], [], []
-        for di, dj, mids in _move_intermediates():
+        for di, dj, mids in move_intermediates():
             ok = nav & shifted(di, dj)
             for mi, mj in mids:
                 ok &= shifted(int(mi), int(mj))
@@ -517,7 +246,7 @@ class NavGrid:
         keep = [0]
         while keep[-1] < len(pts) - 1:
             keep.append(self._pull(pts, keep[-1]))
-        return self._relax(_subdivide(pts[keep], 3 * self.resolution))
+        return self._relax(subdivide(pts[keep], 3 * self.resolution))
 
     def _corner_table(self) -> np.ndarray:
         """For every grid corner (lower-left of cell (i, j)), which of its 4 cells is the only
@@ -612,148 +341,3 @@ class NavGrid:
             return None
         return pts[self._pull(pts, 0)]
 
-    # ----------------------------------------------------------------- persistence
-    def save(self, path: str | Path) -> None:
-        """Write the grid (not its cached fields) to an ``.npz`` file."""
-        np.savez_compressed(
-            path,
-            navigable=self.navigable,
-            origin=self.origin,
-            resolution=np.float64(self.resolution),
-            robot_radius=np.float64(self.robot_radius),
-        )
-
-    @classmethod
-    def load(cls, path: str | Path) -> NavGrid:
-        """Read a grid written by ``save``; errors name the file and the missing field."""
-        try:
-            z = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise InputError(path, None, f"not a readable .npz file ({exc})") from exc
-        with z:
-            for name in ("navigable", "origin", "resolution", "robot_radius"):
-                if name not in z.files:
-                    raise InputError(path, name, "missing")
-            nav = z["navigable"]
-            if nav.ndim != 2 or nav.dtype != bool:
-                raise InputError(
-                    path, "navigable", f"expected a 2-D bool array, got {nav.dtype}{nav.shape}"
-                )
-            origin = z["origin"]
-            if origin.shape != (2,):
-                raise InputError(path, "origin", f"expected shape (2,), got {origin.shape}")
-            res = float(z["resolution"])
-            if not res > 0:
-                raise InputError(path, "resolution", f"must be positive, got {res}")
-            return cls(nav, origin, res, float(z["robot_radius"]))
-
-
-def _subdivide(path: np.ndarray, step: float) -> np.ndarray:
-    """Insert points so no segment is longer than ``step`` (freedom for the relaxation)."""
-    out = [path[:1]]
-    for p, q in zip(path[:-1], path[1:], strict=True):
-        n = max(1, int(math.ceil(float(np.hypot(*(q - p))) / step)))
-        out.append(p + (q - p) * (np.arange(1, n + 1)[:, None] / n))
-    return np.vstack(out)
-
-
-def path_length(path: np.ndarray) -> float:
-    """Sum of segment lengths of an (N, 2) polyline."""
-    return float(np.sum(np.hypot(*np.diff(np.asarray(path, float), axis=0).T)))
-
-
-def model_footprints(
-    model: mujoco.MjModel,
-    data: mujoco.MjData,
-    *,
-    z_band: tuple[float, float],
-    floor_geom_prefix: str,
-    ignore_body_prefixes: tuple[str, ...],
-    ignore_free_bodies: bool,
-) -> tuple[list[Footprint], list[Footprint]]:
-    """(floor, obstacle) footprints of a model's geoms at the configuration in ``data``.
-
-    Boxes, ellipsoids, meshes, height fields and SDFs: the xy convex hull of their (rotated)
-    bounding box, which is the exact footprint of a box and never smaller than the world AABB's
-    share of the shape. Spheres: discs. Capsules and cylinders: their axis projected to xy and
-    swept by the radius (a disc when upright). A geom counts only if its vertical extent overlaps
-    ``z_band``; planes never count.
-    """
-    import mujoco
-
-    # Kinematics on a private copy: the caller's data is left untouched.
-    d = mujoco.MjData(model)
-    d.qpos[:] = data.qpos
-    if model.nmocap:
-        d.mocap_pos[:] = data.mocap_pos
-        d.mocap_quat[:] = data.mocap_quat
-    mujoco.mj_kinematics(model, d)
-
-    ignored = np.zeros(model.nbody, dtype=bool)
-    free = np.zeros(model.nbody, dtype=bool)
-    for j in range(model.njnt):
-        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-            free[model.jnt_bodyid[j]] = True
-    for b in range(1, model.nbody):  # parents come before children in MuJoCo's body order
-        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) or ""
-        parent = model.body_parentid[b]
-        own = name.startswith(tuple(ignore_body_prefixes)) if ignore_body_prefixes else False
-        ignored[b] = own or ignored[parent] or (ignore_free_bodies and free[b])
-
-    G = mujoco.mjtGeom
-    floors: list[Footprint] = []
-    obstacles: list[Footprint] = []
-    infinite: list[str] = []
-    zlo, zhi = z_band
-    for g in range(model.ngeom):
-        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, g) or ""
-        gtype = int(model.geom_type[g])
-        pos = d.geom_xpos[g].copy()
-        rot = d.geom_xmat[g].reshape(3, 3)
-        size = model.geom_size[g]
-        is_floor = bool(floor_geom_prefix) and name.startswith(floor_geom_prefix)
-        if gtype == G.mjGEOM_PLANE:
-            if not is_floor:
-                continue
-            if size[0] <= 0 or size[1] <= 0:
-                infinite.append(name)  # no extent to rasterise; finite floors define the plan
-                continue
-            corners = np.array([[sx, sy, 0.0] for sx in (-1, 1) for sy in (-1, 1)]) * [
-                size[0],
-                size[1],
-                0.0,
-            ]
-            floors.append(Footprint(hull=(pos + corners @ rot.T)[:, :2], name=name))
-            continue
-        if ignored[model.geom_bodyid[g]] and not is_floor:
-            continue
-        if gtype in (G.mjGEOM_SPHERE, G.mjGEOM_CAPSULE, G.mjGEOM_CYLINDER):
-            r = float(size[0])
-            half = 0.0 if gtype == G.mjGEOM_SPHERE else float(size[1])
-            axis = rot[:, 2]
-            az = abs(float(axis[2]))
-            if gtype == G.mjGEOM_CYLINDER:
-                zext = az * half + r * math.sqrt(max(1.0 - az * az, 0.0))
-            else:
-                zext = az * half + r
-            fp = Footprint(
-                seg=(pos[:2] - half * axis[:2], pos[:2] + half * axis[:2]), radius=r, name=name
-            )
-        else:
-            aabb = model.geom_aabb[g]
-            centre, halfs = aabb[:3], aabb[3:]
-            signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
-            corners = pos + (centre + signs * halfs) @ rot.T
-            zext = float(np.abs(rot[2]) @ halfs)
-            pos = pos + rot @ centre
-            fp = Footprint(hull=corners[:, :2], name=name)
-        if is_floor:
-            floors.append(fp)
-        elif pos[2] + zext >= zlo and pos[2] - zext <= zhi:
-            obstacles.append(fp)
-    if not floors and infinite:
-        raise ValueError(
-            f"floor geom(s) {infinite} are infinite planes and no finite floor geom exists: "
-            "give the floor a size"
-        )
-    return floors, obstacles

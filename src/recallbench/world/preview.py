@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recallbench.world.env import HomeEnv
 from recallbench.world.robot import CAMERAS, HEAD_SIZE
 
+if TYPE_CHECKING:  # matplotlib and mujoco load only when a picture is drawn
+    import mujoco
+    from matplotlib.axes import Axes
+
+    from recallbench.world.navgrid import NavGrid
+
 ROOM_ALPHA = 0.55
 
 
-def _box_corners(center, xmat, half) -> np.ndarray:
+def _box_corners(center: np.ndarray, xmat: np.ndarray, half: np.ndarray) -> np.ndarray:
     r = xmat.reshape(3, 3)[:2, :2]
     pts = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half[:2]
     return center[:2] + pts @ r.T
@@ -26,13 +33,38 @@ def draw_map(env: HomeEnv, path: str | Path, show_nav: bool = True) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import mujoco
-    from matplotlib.patches import Circle, Polygon, Rectangle
 
-    m, d, meta = env.model, env.data, env.world_meta
+    meta = env.world_meta
     xs = [r["bounds"] for r in meta["rooms"]]
     x1, y1 = max(b[2] for b in xs), max(b[3] for b in xs)
     fig, ax = plt.subplots(figsize=(max(6, x1 * 0.9), max(5, y1 * 0.9)), dpi=110)
+    _draw_rooms(ax, env.model, meta)
+    if show_nav:
+        _draw_navigable(ax, env.nav_grid)
+    for x0, y0, xa, ya in meta["walls"]:
+        ax.plot([x0, xa], [y0, ya], color="#222", lw=3, solid_capstyle="butt", zorder=3)
+    _draw_units(ax, env.model, env.data, meta)
+    _draw_objects_and_robot(ax, env)
+    ax.set_xlim(-0.3, x1 + 0.3)
+    ax.set_ylim(-0.3, y1 + 0.3)
+    ax.set_aspect("equal")
+    ax.set_title(
+        f"seed {meta['seed']}  style {meta['style']} ({meta['style_name']})  "
+        f"{meta['kind']}  - green: navigable, red: fixtures, blue: receptacles"
+    )
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    path = Path(path)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def _draw_rooms(ax: Axes, m: mujoco.MjModel, meta: dict) -> None:
+    """Each room's floor in its colour, with its name."""
+    from matplotlib.patches import Rectangle
+
     for r in meta["rooms"]:
         gid = m.geom(r["floor_geom"]).id
         b = r["bounds"]
@@ -56,43 +88,59 @@ def draw_map(env: HomeEnv, path: str | Path, show_nav: bool = True) -> Path:
             weight="bold",
             color="#333",
         )
-    if show_nav:
-        g = env.nav_grid
-        h, w = g.navigable.shape
-        extent = (
-            g.origin[0],
-            g.origin[0] + w * g.resolution,
-            g.origin[1],
-            g.origin[1] + h * g.resolution,
-        )
-        overlay = np.zeros((h, w, 4))
-        overlay[g.navigable] = (0.2, 0.7, 0.3, 0.28)
-        ax.imshow(overlay, origin="lower", extent=extent, interpolation="nearest", zorder=1)
-    for x0, y0, xa, ya in meta["walls"]:
-        ax.plot([x0, xa], [y0, ya], color="#222", lw=3, solid_capstyle="butt", zorder=3)
+
+
+def _draw_navigable(ax: Axes, g: NavGrid) -> None:
+    """The nav grid's free cells as a green overlay."""
+    h, w = g.navigable.shape
+    extent = (
+        g.origin[0],
+        g.origin[0] + w * g.resolution,
+        g.origin[1],
+        g.origin[1] + h * g.resolution,
+    )
+    overlay = np.zeros((h, w, 4))
+    overlay[g.navigable] = (0.2, 0.7, 0.3, 0.28)
+    ax.imshow(overlay, origin="lower", extent=extent, interpolation="nearest", zorder=1)
+
+
+def _unit_outline(m: mujoco.MjModel, d: mujoco.MjData, bid: int
+                  ) -> tuple[np.ndarray, float] | None:
+    """World corners of a unit's box geoms' bounding box in the unit's frame, and its yaw;
+    None when it has no box geom."""
+    import mujoco
+
+    from recallbench.world.render import subtree_bodies
+
+    pts = []
+    for b in subtree_bodies(m, bid):
+        for gid in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+            if m.geom_type[gid] == mujoco.mjtGeom.mjGEOM_BOX and m.geom_size[gid][2] > 0.004:
+                c = _box_corners(d.geom_xpos[gid], d.geom_xmat[gid], m.geom_size[gid])
+                pts.append(c)
+    if not pts:
+        return None
+    allp = np.concatenate(pts)
+    yaw = math.atan2(d.xmat[bid][3], d.xmat[bid][0])
+    rot = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
+    local = (allp - d.xpos[bid][:2]) @ rot
+    lo, hi = local.min(0), local.max(0)
+    corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+    return corners @ rot.T + d.xpos[bid][:2], yaw
+
+
+def _draw_units(ax: Axes, m: mujoco.MjModel, d: mujoco.MjData, meta: dict) -> None:
+    """Fixtures (red) and receptacles (blue) as outlines with their names."""
+    from matplotlib.patches import Polygon
+
     named = [(f["body_name"], f["name"], "#b03030") for f in meta["fixtures"]]
     named += [(r["body_name"], r["name"], "#305090") for r in meta["receptacles"]]
     n_fixtures = len(meta["fixtures"])
-    from recallbench.world.render import subtree_bodies
-
     for k, (body, label, color) in enumerate(named):
-        bid = m.body(body).id
-        pts = []
-        for b in subtree_bodies(m, bid):
-            for gid in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
-                if m.geom_type[gid] == mujoco.mjtGeom.mjGEOM_BOX and m.geom_size[gid][2] > 0.004:
-                    c = _box_corners(d.geom_xpos[gid], d.geom_xmat[gid], m.geom_size[gid])
-                    pts.append(c)
-        if not pts:
+        outline = _unit_outline(m, d, m.body(body).id)
+        if outline is None:
             continue
-        allp = np.concatenate(pts)
-        # outline = oriented bounding box in the unit's frame
-        yaw = math.atan2(d.xmat[bid][3], d.xmat[bid][0])
-        rot = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
-        local = (allp - d.xpos[bid][:2]) @ rot
-        lo, hi = local.min(0), local.max(0)
-        corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
-        world = corners @ rot.T + d.xpos[bid][:2]
+        world, yaw = outline
         ax.add_patch(
             Polygon(world, closed=True, fc=color, ec="black", alpha=0.45, lw=0.8, zorder=4)
         )
@@ -115,12 +163,26 @@ def draw_map(env: HomeEnv, path: str | Path, show_nav: bool = True) -> Path:
             color="black",
             bbox={"fc": "white", "alpha": 0.7, "lw": 0, "pad": 0.6},
         )
+
+
+def _draw_objects_and_robot(ax: Axes, env: HomeEnv) -> None:
+    """Objects as discs in their colour; the robot's base with a heading arrow."""
+    from matplotlib.patches import Circle
+
+    m, d, meta = env.model, env.data, env.world_meta
     for o in meta["objects"]:
         p = d.xpos[m.body(o["body_name"]).id]
         ax.add_patch(Circle(p[:2], 0.07, fc=o["rgba"][:3], ec="black", lw=0.6, zorder=7))
     pose = env.base_pose()
     ax.add_patch(
-        Circle(pose[:2], meta["robot"]["radius"], fc="#f08020", ec="black", zorder=8, alpha=0.9)
+        Circle(
+            (float(pose[0]), float(pose[1])),
+            meta["robot"]["radius"],
+            fc="#f08020",
+            ec="black",
+            zorder=8,
+            alpha=0.9,
+        )
     )
     ax.arrow(
         pose[0],
@@ -131,20 +193,6 @@ def draw_map(env: HomeEnv, path: str | Path, show_nav: bool = True) -> Path:
         color="black",
         zorder=9,
     )
-    ax.set_xlim(-0.3, x1 + 0.3)
-    ax.set_ylim(-0.3, y1 + 0.3)
-    ax.set_aspect("equal")
-    ax.set_title(
-        f"seed {meta['seed']}  style {meta['style']} ({meta['style_name']})  "
-        f"{meta['kind']}  - green: navigable, red: fixtures, blue: receptacles"
-    )
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
-    path = Path(path)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
 
 
 def free_views(env: HomeEnv) -> dict[str, object]:

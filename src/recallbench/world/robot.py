@@ -13,6 +13,7 @@ from recallbench.world.mjcf import (
     CYL,
     ROBOT,
     VISUAL,
+    Vec,
     box,
     geom,
     look_at_xyaxes,
@@ -61,7 +62,13 @@ def head_fovy_deg() -> float:
     return math.degrees(2 * math.atan(math.tan(math.radians(HEAD_HFOV_DEG) / 2) / HEAD_ASPECT))
 
 
-def _slide(body, name, axis, rng, damping=50.0):
+def _slide(
+    body: mujoco.MjsBody,
+    name: str,
+    axis: Vec,
+    rng: Vec,
+    damping: float = 50.0,
+) -> None:
     body.add_joint(
         name=name,
         type=mujoco.mjtJoint.mjJNT_SLIDE,
@@ -74,7 +81,16 @@ def _slide(body, name, axis, rng, damping=50.0):
 
 
 def build_robot(spec: mujoco.MjSpec) -> None:
-    world = spec.worldbody
+    """The mobile manipulator: base, mast with the cameras, arm, gripper, then the actuators."""
+    base = _base(spec.worldbody)
+    support = _mast_and_cameras(base)
+    wrist = _arm(support)
+    _gripper(wrist)
+    _actuators(spec)
+
+
+def _base(world: mujoco.MjsBody) -> mujoco.MjsBody:
+    """The round base on planar x / y / yaw joints, with its wheels."""
     base = world.add_body(name="mobilebase0_base", pos=[0, 0, 0], gravcomp=1.0)
     for name, axis in zip(BASE_JOINTS[:2], ((1, 0, 0), (0, 1, 0)), strict=True):
         base.add_joint(
@@ -100,6 +116,11 @@ def build_robot(spec: mujoco.MjSpec) -> None:
             VISUAL,
             quat=(0.7071, 0.7071, 0, 0),
         )
+    return base
+
+
+def _mast_and_cameras(base: mujoco.MjsBody) -> mujoco.MjsBody:
+    """The mast (``mobilebase0_support``) with the head and the two agent-view cameras."""
     support = base.add_body(name="mobilebase0_support", pos=[0, 0, SUPPORT_Z], gravcomp=1.0)
     box(support, "mobilebase0_mast", (-0.1, 0, 0.55), (0.05, 0.05, 0.55), LIGHT, VISUAL, mass=2.0)
     # head camera on a small pan-tilt box at 1.31 m
@@ -118,6 +139,11 @@ def build_robot(spec: mujoco.MjSpec) -> None:
         support.add_camera(
             name=name, pos=r4(eye), fovy=60.0, quat=xyaxes_quat(look_at_xyaxes(eye, target))
         )
+    return support
+
+
+def _arm(support: mujoco.MjsBody) -> mujoco.MjsBody:
+    """Torso lift, then the arm's z / y / x slides and the wrist hinge; returns the wrist."""
     torso = support.add_body(name="robot0_torso", pos=[0, 0, 0], gravcomp=1.0)
     _slide(torso, TORSO_JOINT, (0, 0, 1), ARM_RANGES[TORSO_JOINT], damping=200.0)
     box(torso, "robot0_torso_g", (-0.1, 0, 0.45), (0.06, 0.06, 0.25), BODY, VISUAL, mass=3.0)
@@ -142,6 +168,11 @@ def build_robot(spec: mujoco.MjSpec) -> None:
         armature=0.05,
     )
     geom(wrist, None, CYL, (0.03, 0.03), (0, 0, 0), BODY, VISUAL, mass=0.3)
+    return wrist
+
+
+def _gripper(wrist: mujoco.MjsBody) -> None:
+    """Palm, fingers, the grip site and the eye-in-hand camera."""
     eef = wrist.add_body(name=EEF_BODY, pos=[0.06, 0, 0], gravcomp=1.0)
     box(eef, "gripper0_palm", (0, 0, 0), (0.02, 0.05, 0.02), BODY, VISUAL, mass=0.3)
     for sy in (1, -1):
@@ -162,7 +193,6 @@ def build_robot(spec: mujoco.MjSpec) -> None:
         fovy=75.0,
         quat=xyaxes_quat((0, -1, 0, math.sin(d), 0, math.cos(d))),
     )
-    _actuators(spec)
 
 
 def _actuators(spec: mujoco.MjSpec) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -30,7 +31,7 @@ class ModelView:
     def __init__(self, model: mujoco.MjModel) -> None:
         self._model = model
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)
 
     def _id(self, obj: mujoco.mjtObj, name: str) -> int:
@@ -94,7 +95,7 @@ class DataView:
     # mujoco-py names that robosuite code uses, mapped to MjData fields
     _ALIASES = {"body_xpos": "xpos", "body_xquat": "xquat", "body_xmat": "xmat"}
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._data, self._ALIASES.get(name, name))
 
     def _qslice(self, name: str, vel: bool) -> slice:
@@ -107,20 +108,20 @@ class DataView:
             adr = int(m.jnt_qposadr[j])
         return slice(adr, adr + width)
 
-    def get_joint_qpos(self, name: str):
+    def get_joint_qpos(self, name: str) -> float | np.ndarray:
         s = self._qslice(name, vel=False)
         v = self._data.qpos[s]
         return float(v[0]) if v.size == 1 else v.copy()
 
-    def get_joint_qvel(self, name: str):
+    def get_joint_qvel(self, name: str) -> float | np.ndarray:
         s = self._qslice(name, vel=True)
         v = self._data.qvel[s]
         return float(v[0]) if v.size == 1 else v.copy()
 
-    def set_joint_qpos(self, name: str, value) -> None:
+    def set_joint_qpos(self, name: str, value: float | np.ndarray) -> None:
         self._data.qpos[self._qslice(name, vel=False)] = value
 
-    def set_joint_qvel(self, name: str, value) -> None:
+    def set_joint_qvel(self, name: str, value: float | np.ndarray) -> None:
         self._data.qvel[self._qslice(name, vel=True)] = value
 
     def get_body_xpos(self, name: str) -> np.ndarray:

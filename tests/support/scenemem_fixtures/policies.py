@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import zlib
 from typing import Any
 
 import numpy as np
@@ -126,3 +127,48 @@ class BrokenConstructor(BasePolicy):
 
     def get_action(self, env: Any) -> np.ndarray:
         return np.zeros(env.action_dim)
+
+
+def _goal(instruction: str) -> np.ndarray:
+    h = zlib.crc32(instruction.encode())
+    return np.array([(h % 100) / 40 - 1.25, (h // 100 % 100) / 40 - 1.25])
+
+
+def _seek(base_pos: np.ndarray, goal: np.ndarray, action_dim: int) -> np.ndarray:
+    action = np.zeros(action_dim)
+    action[:2] = np.clip(2.0 * (goal - np.asarray(base_pos)[:2]), -1, 1)
+    return action
+
+
+class ObservationSeeker(BasePolicy):
+    """Drives toward a point the instruction names, reading only ``env._get_observations()``
+    and ``env.action_dim``: it runs the same in-process and served (docs/remote-policy.md), and
+    offers the batched method, so a server batches it. ``forward_calls`` counts its calls."""
+
+    delay = 0.0
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        self.goal = _goal(instruction)
+
+    def get_action(self, env: Any) -> np.ndarray:
+        return _seek(env._get_observations()["base_pos"], self.goal, env.action_dim)
+
+    def get_action_batch(self, requests: list[Any]) -> list[np.ndarray]:
+        if self.delay:
+            time.sleep(self.delay)
+        return [_seek(r.observations["base_pos"], _goal(r.instruction), r.action_dim)
+                for r in requests]
+
+
+class SlowObservationSeeker(ObservationSeeker):
+    delay = 0.02
+
+
+class CardObservationSeeker(BasePolicy):
+    """The same decisions through the card interface only (no batched method)."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        self.goal = _goal(instruction)
+
+    def get_action(self, env: Any) -> np.ndarray:
+        return _seek(env._get_observations()["base_pos"], self.goal, env.action_dim)

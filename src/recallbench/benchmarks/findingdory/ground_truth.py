@@ -159,12 +159,13 @@ def _field_at(grid: NavGrid, field: np.ndarray, xy: np.ndarray) -> np.ndarray:
     return out
 
 
-def annotate_day(env: HomeEnv, day: DayRecord, width: int, height: int) -> EpisodeAnnotations:
-    """Per-frame x per-entity ground truth of ``day`` in ``env``'s current (end-of-day) world."""
+def _entity_geometry(
+    env: HomeEnv, entities: list[Entity]
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[list[int]]]:
+    """Per entity: the point angles are measured to, a navigable goal point (for entity-to-
+    entity geodesics), its geodesic distance field, and the bodies its coverage counts."""
     meta, grid = env.world_meta, env.nav_grid
-    entities = build_entities(env)
-    poses = day.poses.astype(np.float64)
-    num_f, num_e = len(poses), len(entities)
+    num_e = len(entities)
     recs = {r["name"]: r for r in meta["receptacles"]}
     rooms = {r["name"]: r for r in meta["rooms"]}
 
@@ -206,7 +207,16 @@ def annotate_day(env: HomeEnv, day: DayRecord, width: int, height: int) -> Episo
             coarse = inside[((cells[:, 0] % 2 == 0) & (cells[:, 1] % 2 == 0))[in_box]]
             fields.append(grid.distance_field(coarse if len(coarse) else goals[e]))
             bodies.append([])
+    return targets, goals, fields, bodies
 
+
+def annotate_day(env: HomeEnv, day: DayRecord, width: int, height: int) -> EpisodeAnnotations:
+    """Per-frame x per-entity ground truth of ``day`` in ``env``'s current (end-of-day) world."""
+    meta, grid = env.world_meta, env.nav_grid
+    entities = build_entities(env)
+    poses = day.poses.astype(np.float64)
+    num_f, num_e = len(poses), len(entities)
+    targets, goals, fields, bodies = _entity_geometry(env, entities)
     distance = np.stack([_field_at(grid, f, poses[:, :2]) for f in fields], axis=1)
     dx = targets[None, :, 0] - poses[:, None, 0]
     dy = targets[None, :, 1] - poses[:, None, 1]

@@ -178,7 +178,8 @@ def drive(
     world.restore()
     env.teleport(world.start)
     pose = env.base_pose().copy()
-    steps, walked, stops = 0, 0.0, []
+    steps, walked = 0, 0.0
+    stops: list[Any] = []
     trail = [list(pose[:2])]
     try:
         policy.reset(env)
@@ -344,6 +345,9 @@ class LLPhase:
             )
         self.suite, self.policy, self.scoring, self.max_steps = suite, policy, scoring, max_steps
         self.worlds = worlds or WorldCache(suite)
+        # Cases whose served policy lost its server mid-drive (the policy's ``server_lost``):
+        # not the policy's fault, so not recorded; --resume drives them again.
+        self.lost: list[str] = []
 
     def run_episode(self, ep_id: str, items: list[tuple[QACase, dict[str, Any]]]) -> list[dict]:
         """Drive every case of one episode, judge all their poses at once, return new records."""
@@ -356,6 +360,10 @@ class LLPhase:
                 d = stop_at_start(world)
             else:
                 d = drive(world, goals, self.policy, max_steps=self.max_steps)
+                lost = getattr(self.policy, "server_lost", None)
+                if lost:
+                    self.lost.append(str(lost))
+                    continue
             pend = Pending(case, record, goals, d, note)
             pend.poses = [s.pose for s in d.stops] + [d.end_pose]
             pending.append(pend)
@@ -367,6 +375,6 @@ class LLPhase:
             row += len(pend.poses)
             assert check is not None
             ll = outcome(pend.case, pend, check, rows, episode, self.scoring)
-            ll["policy"] = type(self.policy).__name__
+            ll["policy"] = getattr(self.policy, "policy_name", None) or type(self.policy).__name__
             out.append({**pend.record, "ll": ll})
         return out

@@ -197,7 +197,8 @@ def score_case(
         cands = _candidates(case, episode)
         orig = [int(offered[p]) for p in checked.positions] if checked.positions else None
         sc: Check = "sc_official" if scoring == "official" else "sc"
-        for name, check in (("dtg_sr", "dtg"), ("sc_sr", sc)):
+        checks: tuple[tuple[str, Check], ...] = (("dtg_sr", "dtg"), ("sc_sr", sc))
+        for name, check in checks:
             out[name] = (
                 float(_annotated_success(orig, cands, episode, check, case.ordered, scoring))
                 if orig is not None

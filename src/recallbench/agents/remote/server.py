@@ -1,0 +1,269 @@
+"""The server side: one policy, many env workers, concurrent requests batched into one forward.
+
+A policy class that offers ``get_action_batch(requests: list[ActionRequest]) -> Sequence[action]``
+is constructed once; the requests that arrive while it computes (or within ``batch_wait`` of the
+first) go to it together, at most ``max_batch`` at a time, and every request waits at most
+``batch_wait`` for the others once all rollouts in progress have asked. Per-rollout memory lives
+in ``request.state`` (a dict the server keeps per rollout, empty at each reset).
+
+A card-interface policy (``reset`` + ``get_action(env)``, no batched method) gets one instance per
+connected env worker, since it keeps its rollout's state in ``self``; its ``env`` is an
+``ObservationEnv`` holding the observations the client sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, pack, unpack
+
+BATCH_METHOD = "get_action_batch"
+
+
+def policy_interface(policy_class: type) -> str:
+    """"scenemem" (``get_action(env)`` or the batched method) or "ll" (``act(pose, goal)``,
+    FindingDory's navigation interface); anything else is refused."""
+    if callable(getattr(policy_class, BATCH_METHOD, None)) or callable(
+        getattr(policy_class, "get_action", None)
+    ):
+        return "scenemem"
+    if callable(getattr(policy_class, "act", None)) and callable(
+        getattr(policy_class, "reset", None)
+    ):
+        return "ll"
+    raise ValueError(f"{policy_class.__name__} has neither get_action(env) (SceneMem) nor "
+                     "reset(env) + act(pose, goal) (an LL navigation policy)")
+
+
+@dataclass
+class ActionRequest:
+    """One env worker's request for one step, as a batched policy receives it."""
+
+    session: int  # the env worker's connection
+    instruction: str
+    video_paths: list[str]
+    seed: int  # drawn from the test's seeded generator; for stochastic policies
+    step: int  # 0 on a rollout's first step
+    action_dim: int
+    observations: dict[str, np.ndarray]
+    state: dict[str, Any] = field(default_factory=dict)  # per rollout, kept between steps
+
+
+class ObservationEnv:
+    """The ``env`` a served card-interface policy sees: observations and ``action_dim`` only."""
+
+    def __init__(self, observations: dict[str, np.ndarray], action_dim: int) -> None:
+        self.observations = observations
+        self.action_dim = action_dim
+
+    def _get_observations(self, force_update: bool = False) -> dict[str, np.ndarray]:
+        return self.observations
+
+    get_observations = _get_observations
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"a served policy sees only the env's observations and action_dim, "
+                             f"not env.{name} (docs/remote-policy.md)")
+
+
+@dataclass
+class _Session:
+    id: int
+    policy: Any = None  # card-interface policies: this worker's own instance
+    rollout: ActionRequest | None = None  # the last request's context (instruction, state)
+
+
+def _describe(where: str, exc: BaseException) -> str:
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" at {frame[0].filename}:{frame[0].lineno}" if frame else ""
+    return f"{where} raised {type(exc).__name__}: {exc}{at}"
+
+
+class PolicyServer:
+    """Serves ``policy_class`` to any number of WebSocket clients (``handler`` per connection)."""
+
+    def __init__(self, policy_class: type, name: str, *, max_batch: int = 64,
+                 batch_wait: float = 0.005) -> None:
+        self.policy_class = policy_class
+        self.name = name
+        self.interface = policy_interface(policy_class)
+        self.batched = callable(getattr(policy_class, BATCH_METHOD, None))
+        self.shared = policy_class() if self.batched else None  # the one model
+        self.max_batch = max_batch
+        self.batch_wait = batch_wait
+        self.stats = {"forward_calls": 0, "requests": 0, "max_batch": 0, "sessions": 0}
+        self._ids = itertools.count(1)
+        self._in_rollout: set[int] = set()
+        self._pending: list[tuple[ActionRequest, asyncio.Future]] = []
+        self._wake: asyncio.Event | None = None
+        self._forward = ThreadPoolExecutor(1, thread_name_prefix="forward")  # one at a time
+        self._card_calls = ThreadPoolExecutor(8, thread_name_prefix="policy")
+
+    def hello(self) -> dict[str, Any]:
+        return {"type": "hello", "protocol": PROTOCOL_VERSION, "policy": self.name,
+                "interface": self.interface, "batched": self.batched,
+                "observation_keys": getattr(self.policy_class, "observation_keys", None)}
+
+    async def handler(self, websocket: Any) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        session = _Session(next(self._ids))
+        self.stats["sessions"] += 1
+        try:
+            async for data in websocket:
+                try:
+                    reply = await self._dispatch(session, unpack(data))
+                except Exception as exc:  # a malformed message: said, never fatal
+                    reply = {"type": "error", "message": f"bad message: {exc}"}
+                await websocket.send(pack(reply))
+        except ConnectionClosed:
+            pass
+        finally:
+            self._in_rollout.discard(session.id)
+
+    async def _dispatch(self, session: _Session, msg: dict[str, Any]) -> dict[str, Any]:
+        kind = msg["type"]
+        if kind == "hello":
+            return self.hello()
+        if kind == "stats":
+            return {"type": "stats", **self.stats}
+        if kind == "reset":
+            return await self._reset(session, msg)
+        if kind == "act":
+            if session.rollout is None:
+                return {"type": "error", "message": "act before reset"}
+            return await self._act(session, msg)
+        return {"type": "error", "message": f"unknown message type {kind!r}"}
+
+    async def _reset(self, session: _Session, msg: dict[str, Any]) -> dict[str, Any]:
+        session.rollout = ActionRequest(session.id, str(msg["instruction"]),
+                                        [str(p) for p in msg["video_paths"]], int(msg["seed"]),
+                                        0, 0, {})
+        self._in_rollout.add(session.id)
+        if self.batched:
+            return {"type": "ok"}
+        loop = asyncio.get_running_loop()
+        if session.policy is None:
+            try:
+                session.policy = await loop.run_in_executor(self._card_calls, self.policy_class)
+            except Exception as exc:
+                return {"type": "error", "message": _describe("policy constructor", exc)}
+        try:
+            if self.interface == "ll":  # reset(env): a served LL policy gets no world
+                await loop.run_in_executor(self._card_calls, session.policy.reset,
+                                           ObservationEnv({}, 0))
+            else:
+                await loop.run_in_executor(self._card_calls, session.policy.reset,
+                                           session.rollout.instruction,
+                                           session.rollout.video_paths)
+        except Exception as exc:
+            return {"type": "error", "message": _describe("policy.reset", exc)}
+        return {"type": "ok"}
+
+    async def _act(self, session: _Session, msg: dict[str, Any]) -> dict[str, Any]:
+        rollout = session.rollout
+        assert rollout is not None
+        request = ActionRequest(session.id, rollout.instruction, rollout.video_paths,
+                                rollout.seed, int(msg["step"]), int(msg["action_dim"]),
+                                dict(msg["observations"]), rollout.state)
+        self.stats["requests"] += 1
+        try:
+            if self.interface == "ll":
+                self._count_forward(1)
+                action = await asyncio.get_running_loop().run_in_executor(
+                    self._card_calls, _ll_act, session.policy, request, msg["goal"])
+            elif self.batched:
+                action = await self._batched_action(request)
+            else:
+                self._count_forward(1)
+                env = ObservationEnv(request.observations, request.action_dim)
+                action = await asyncio.get_running_loop().run_in_executor(
+                    self._card_calls, session.policy.get_action, env)
+            return {"type": "action", "action": np.asarray(action, dtype=np.float64)}
+        except Exception as exc:
+            where = {"ll": "policy.act", "scenemem": "policy.get_action"}[self.interface]
+            where = f"policy.{BATCH_METHOD}" if self.batched else where
+            return {"type": "error", "message": _describe(where, exc)}
+
+    # -- batching -------------------------------------------------------------------------
+    async def _batched_action(self, request: ActionRequest) -> Any:
+        future = asyncio.get_running_loop().create_future()
+        self._pending.append((request, future))
+        if self._wake is None:
+            self._wake = asyncio.Event()
+            asyncio.get_running_loop().create_task(self._batcher())
+        self._wake.set()
+        return await future
+
+    def _wanted(self) -> int:
+        return max(1, min(self.max_batch, len(self._in_rollout)))
+
+    async def _batcher(self) -> None:
+        assert self._wake is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            deadline = loop.time() + self.batch_wait
+            while len(self._pending) < self._wanted() and loop.time() < deadline:
+                self._wake.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), deadline - loop.time())
+            batch = self._pending[: self.max_batch]
+            del self._pending[: len(batch)]
+            if not self._pending:
+                self._wake.clear()
+            if batch:
+                await self._run_batch(batch, loop)
+
+    async def _run_batch(self, batch: list, loop: asyncio.AbstractEventLoop) -> None:
+        self._count_forward(len(batch))
+        requests = [request for request, _ in batch]
+        try:
+            actions = await loop.run_in_executor(self._forward, self._call_batch, requests)
+        except Exception as exc:  # the whole batch fails: each of its rollouts says why
+            for _, future in batch:
+                future.set_exception(exc)
+            return
+        for (_, future), action in zip(batch, actions, strict=True):
+            future.set_result(action)
+
+    def _call_batch(self, requests: list[ActionRequest]) -> Sequence[Any]:
+        actions = getattr(self.shared, BATCH_METHOD)(requests)
+        if len(actions) != len(requests):
+            raise ValueError(f"{BATCH_METHOD} returned {len(actions)} actions for "
+                             f"{len(requests)} requests")
+        return actions
+
+    def _count_forward(self, size: int) -> None:
+        self.stats["forward_calls"] += 1
+        self.stats["max_batch"] = max(self.stats["max_batch"], size)
+
+
+def _ll_act(policy: Any, request: ActionRequest, goal: dict[str, Any]) -> list[int]:
+    """One LL step: ``act(pose, LLGoal)`` -> the discrete action, as a 1-element action."""
+    from recallbench.agents.ll_policies import LLGoal
+
+    target = LLGoal(int(goal["index"]), int(goal["frame"]),
+                    tuple(float(v) for v in goal["pose"]))  # type: ignore[arg-type]
+    return [int(policy.act(np.asarray(request.observations["pose"], dtype=float), target))]
+
+
+async def serve(server: PolicyServer, host: str, port: int,
+                ready: Callable[[str], None] = print) -> None:
+    """Serve until cancelled; ``ready`` gets the URL once the port listens (port 0: any free)."""
+    from websockets.asyncio.server import serve as ws_serve
+
+    async with ws_serve(server.handler, host, port, compression=None,
+                        max_size=MAX_MESSAGE_BYTES) as ws_server:
+        bound = next(iter(ws_server.sockets)).getsockname()[1]
+        ready(f"ws://{host}:{bound}")
+        await asyncio.get_running_loop().create_future()  # forever

@@ -1,0 +1,1 @@
+"""Suite audits: do agents without memory fail a suite? (``recallbench audit``)."""

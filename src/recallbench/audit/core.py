@@ -1,0 +1,111 @@
+"""What every suite audit shares: which benchmark a suite is, rates with intervals, judging the
+threshold checks, and writing ``audit.json`` + ``audit.png``.
+
+An audit module (one per benchmark, named in ``AUDITORS``) exposes
+``audit(suite_dir, *, console=None, **opts) -> dict`` and ``plot(report, png_path)``. The report
+is JSON-able: ``benchmark``, ``suite``, ``n``, ``judged``, ``min_n``, ``agents`` ({name:
+{"overall": rate, "groups": {name: rate}}}), ``checks`` ([{name, value, limit, passed}]) and
+``passed``. Checks are judged only when the suite has at least ``min_n`` items; a smaller suite
+is "too small to judge" and passes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from recallbench.errors import InputError
+from recallbench.io import write_json_atomic
+
+AUDITORS = {
+    "findingdory": "recallbench.audit.findingdory",
+    "scenemem": "recallbench.audit.scenemem",
+}
+REPORT_FILE = "audit.json"
+PLOT_FILE = "audit.png"
+Z95 = 1.959963984540054
+
+
+def rate(successes: Sequence[float]) -> dict[str, Any]:
+    """Mean of 0/1 outcomes with its Wilson 95% interval (exact enough at n >= 1, and never
+    outside [0, 1], unlike the normal approximation on small groups)."""
+    n = len(successes)
+    if n == 0:
+        return {"rate": None, "lo": None, "hi": None, "n": 0}
+    p = float(sum(successes)) / n
+    denom = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
+    return {"rate": p, "lo": max(0.0, centre - half), "hi": min(1.0, centre + half), "n": n}
+
+
+def check(name: str, value: float, limit: float, passed: bool) -> dict[str, Any]:
+    return {"name": name, "value": value, "limit": limit, "passed": bool(passed)}
+
+
+def judge(report: dict[str, Any]) -> dict[str, Any]:
+    """Fill ``judged`` and ``passed``: a suite below ``min_n`` items passes unjudged."""
+    report["judged"] = report["n"] >= report["min_n"]
+    report["passed"] = not report["judged"] or all(c["passed"] for c in report["checks"])
+    return report
+
+
+def detect_benchmark(suite: Path) -> str:
+    """The benchmark a suite folder (or FindingDory QA file) holds, from its suite.json or its
+    files; a path that is neither is a one-line user error."""
+    if suite.is_file() and suite.suffix in (".json", ".jsonl"):
+        return "findingdory"
+    if not suite.is_dir():
+        raise InputError(suite, None, "no such suite folder or QA file")
+    manifest = suite / "suite.json"
+    if manifest.is_file():
+        try:
+            name = json.loads(manifest.read_text()).get("benchmark")
+        except (json.JSONDecodeError, AttributeError):
+            raise InputError(manifest, "benchmark", "not a JSON object") from None
+        if name in AUDITORS:
+            return str(name)
+    if (suite / "qa.json").is_file():
+        return "findingdory"
+    if any(suite.glob("combo_*")):
+        return "scenemem"
+    raise InputError(suite, None, "neither a FindingDory suite (qa.json) nor a SceneMem one")
+
+
+def auditor(benchmark: str) -> Any:
+    try:
+        return importlib.import_module(AUDITORS[benchmark])
+    except ModuleNotFoundError as exc:
+        if exc.name != AUDITORS[benchmark]:
+            raise
+        message = f"no audit for {benchmark} suites in this install"
+        raise InputError("SUITE", None, message) from None
+
+
+def run_audit(suite: Path, *, console: Any = None, **opts: Any) -> dict[str, Any]:
+    """Audit a suite of either benchmark."""
+    return auditor(detect_benchmark(suite)).audit(suite, console=console, **opts)
+
+
+def write_report(report: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+    """``audit.json`` and ``audit.png`` in ``out_dir`` (created)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, png_path = out_dir / REPORT_FILE, out_dir / PLOT_FILE
+    write_json_atomic(json_path, report)
+    auditor(report["benchmark"]).plot(report, png_path)
+    return json_path, png_path
+
+
+def summary(report: dict[str, Any]) -> dict[str, Any]:
+    """The few lines of an audit a suite manifest keeps."""
+    return {
+        "n": report["n"],
+        "judged": report["judged"],
+        "passed": report["passed"],
+        "failed_checks": [c["name"] for c in report["checks"] if not c["passed"]],
+        "agents": {name: a["overall"]["rate"] for name, a in report["agents"].items()},
+    }

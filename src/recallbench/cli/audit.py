@@ -1,0 +1,90 @@
+"""``recallbench audit SUITE``: do agents without memory fail this suite?
+
+Runs the benchmark's audit (``recallbench.audit``), writes ``audit.json`` and ``audit.png``,
+prints the table and the checks. Exit 0 when the suite passes or is too small to judge, 1 when a
+judged threshold is crossed, 2 on a user error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+SCORINGS = ("published", "official")
+
+
+def _default_out(suite: Path) -> Path:
+    return suite if suite.is_dir() else Path(f"audit-{suite.stem}")
+
+
+def _generic_table(report: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    t = Table(title=f"{report['benchmark']} audit: {report['n']} items")
+    for col in ("agent", "rate %", "95% interval", "n"):
+        t.add_column(col, justify="left" if col == "agent" else "right")
+    for name, a in report["agents"].items():
+        r = a["overall"]
+        interval = "-" if r["lo"] is None else f"{100 * r['lo']:.1f}-{100 * r['hi']:.1f}"
+        value = "-" if r["rate"] is None else f"{100 * r['rate']:.1f}"
+        t.add_row(name, value, interval, str(r["n"]))
+    return t
+
+
+def print_report(report: dict[str, Any], console: Any) -> None:
+    from recallbench.audit.core import auditor
+
+    module = auditor(report["benchmark"])
+    console.print(module.table(report) if hasattr(module, "table") else _generic_table(report))
+    failed = [c for c in report["checks"] if not c["passed"]]
+    for c in failed:
+        console.print(f"  [red]crossed[/red] {c['name']}: {c['value']:.4f} > {c['limit']:.4f}",
+                      highlight=False)
+    if not report["judged"]:
+        verdict = (f"too small to judge ({report['n']} < {report['min_n']}): "
+                   f"{len(failed)} of {len(report['checks'])} checks would be crossed")
+    elif report["passed"]:
+        verdict = f"[green]passes[/green] all {len(report['checks'])} checks"
+    else:
+        verdict = f"[red]fails[/red] {len(failed)} of {len(report['checks'])} checks"
+    console.print(f"audit: {verdict}")
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.audit.core import detect_benchmark, run_audit, write_report
+
+    suite = Path(args.suite)
+    benchmark = detect_benchmark(suite)  # a wrong path fails here, before any work
+    opts: dict[str, Any] = {}
+    if benchmark == "findingdory":
+        opts["scoring"] = args.scoring
+    elif args.workers is not None:
+        opts["workers"] = args.workers
+    # the table is wide: a pipe or a file gets it whole rather than folded at 80 columns
+    console = Console(width=None if sys.stdout.isatty() else 170)
+    report = run_audit(suite, console=Console(stderr=True), **opts)
+    json_path, png_path = write_report(report, Path(args.out) if args.out else _default_out(suite))
+    print_report(report, console)
+    console.print(f"wrote {json_path} and {png_path}", highlight=False)
+    return 0 if report["passed"] else 1
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "audit",
+        help="check that agents without memory fail a suite (shortcut rates vs the public set)",
+        description="Run every agent that does not use the video, and the privileged oracle, on "
+        "a suite; write audit.json and audit.png; exit 1 when a threshold is crossed on a suite "
+        "large enough to judge.",
+    )
+    p.add_argument("suite", metavar="SUITE", help="suite folder (or a FindingDory QA file)")
+    p.add_argument("--out", default=None,
+                   help="folder for audit.json and audit.png (default: the suite folder)")
+    p.add_argument("--scoring", choices=SCORINGS, default="published",
+                   help="FindingDory scoring definition (default published)")
+    p.add_argument("--workers", type=int, default=None, help="SceneMem: worker processes")
+    p.set_defaults(func=_handle)

@@ -1,0 +1,321 @@
+"""Planning a FindingDory day: which object goes where, the legs the robot drives between its
+chores, and how many steps they take (measured by dry runs of the same follower on the
+navigation grid, so the day's idle time can be set before acting it out)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from recallbench.benchmarks.findingdory.ground_truth import body_pos, receptacle_top
+from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+from recallbench.world.env import HomeEnv
+from recallbench.world.navigation import (
+    DiscreteAction,
+    GreedyGeodesicFollower,
+    NavGrid,
+    apply_discrete,
+)
+from recallbench.world.objects import CATEGORIES, SPHERE_COLLIDERS
+
+MAX_NAV_STEPS = 900
+REACH_STEPS = 45  # arm steps to reach an object or a placing spot (0.05 m per step)
+RETRACT_STEPS = 45
+GRASP_ABOVE = 0.1  # m: the gripper grasps from this far above an object's centre
+CLEAR_Z = 0.34  # m above a surface: the gripper's travel height, over any standing object
+SETTLE_STEPS = 6  # physics steps after a release so the object comes to rest
+HOLD_STEPS = 3  # still steps before a release
+ARM_LAG_STEPS = 4  # extra arm steps per waypoint: the servos lag their targets
+NO_PLACE = frozenset({"shelf"})  # a board overhead: the arm cannot put things in reliably
+LOOK_STEPS = 4  # idle frames looking at a receptacle on a revisit
+# upper bound of one pick or place
+ARM_STEPS = REACH_STEPS + RETRACT_STEPS + HOLD_STEPS + SETTLE_STEPS
+MAX_ARM_REACH = 0.95  # m, base centre to object, horizontally (arm x slides to 1.1 m)
+CARRY = np.array([0.25, 0.0, 0.5])  # grip site in the base frame while driving: low and
+# close, below the head camera's view, so the arm never hides the scene
+SPOT_CLEARANCE = 0.08  # m between a placed object's rim and any other object's
+
+
+class DayFailed(RuntimeError):
+    """This home cannot hold the requested day (caller retries with another home)."""
+
+
+# ---------------------------------------------------------------------------- geometry helpers
+def on_top(env: HomeEnv, rec: dict, pos: np.ndarray, half_height: float) -> bool:
+    """Is an object centred at ``pos`` resting on the receptacle's top surface?"""
+    centre, yaw, half = receptacle_top(env, rec)
+    d = pos[:2] - centre[:2]
+    c, s = math.cos(yaw), math.sin(yaw)
+    lx, ly = c * d[0] + s * d[1], -s * d[0] + c * d[1]
+    inside = abs(lx) <= half[0] + 0.03 and abs(ly) <= half[1] + 0.03
+    # upright or tipped over, but on this surface (not on the floor, not on a lower board)
+    return inside and centre[2] - 0.01 <= pos[2] <= centre[2] + half_height + 0.06
+
+
+# ---------------------------------------------------------------------------- planning
+@dataclass
+class Leg:
+    kind: str  # pick | place | revisit | room
+    goal: np.ndarray  # navigable xy to drive to
+    face: np.ndarray | None  # xy to face on arrival
+    obj: str | None = None
+    receptacle: str | None = None
+    spot: np.ndarray | None = None  # placing point (xyz of the object's centre)
+    interaction: int | None = None
+    room: str | None = None
+    actions: list[int] | None = None  # the dry run's discrete actions
+    end: np.ndarray | None = None  # and the pose they reach
+
+
+def _nav_goal(grid: NavGrid, target_xy: np.ndarray) -> np.ndarray | None:
+    try:
+        goal = grid.snap(target_xy)
+    except ValueError:
+        return None
+    if np.hypot(*(goal - target_xy[:2])) > MAX_ARM_REACH:
+        return None
+    return goal
+
+
+def _radius(category: str) -> float:
+    return float(CATEGORIES[category].radius)
+
+
+def _place_spot(
+    env: HomeEnv,
+    grid: NavGrid,
+    rec: dict,
+    occupied: list[tuple[np.ndarray, float]],
+    obj: dict,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """A free, reachable point on a receptacle's top, and the pose to place from.
+
+    ``occupied`` holds (position, radius) of the other objects: the spot keeps clear of them
+    by ``SPOT_CLEARANCE`` so that placing (and later picking) never knocks a neighbour over.
+    """
+    centre, yaw, half = receptacle_top(env, rec)
+    c, s = math.cos(yaw), math.sin(yaw)
+    radius = _radius(obj["category"])
+    inset = np.maximum(half - max(0.08, radius), 0.0)
+    cands = []
+    for u in np.linspace(-inset[0], inset[0], 5):
+        for v in np.linspace(-inset[1], inset[1], 5):
+            p = centre[:2] + np.array([c * u - s * v, s * u + c * v])
+            if any(np.hypot(*(p - o[:2])) < radius + r + SPOT_CLEARANCE for o, r in occupied):
+                continue
+            goal = _nav_goal(grid, p)
+            if goal is not None:
+                cands.append((float(np.hypot(*(goal - p))), p, goal))
+    if not cands:
+        return None
+    cands.sort(key=lambda t: t[0])
+    _, p, goal = cands[int(rng.integers(0, min(3, len(cands))))]
+    return np.array([p[0], p[1], centre[2] + obj["half_height"] + 0.005]), goal
+
+
+def _choose_rooms(meta: dict, movable: dict, knobs: FindingDoryKnobs, rng) -> list[str]:
+    names = [r["name"] for r in meta["rooms"]]
+    if knobs.rooms is None or knobs.rooms >= len(names):
+        return names
+    order = [names[i] for i in rng.permutation(len(names))]
+    # rooms holding movable objects first, so the day can find enough objects to move
+    order.sort(key=lambda n: -sum(1 for o in movable.values() if o["room"] == n))
+    return order[: knobs.rooms]
+
+
+def _movable(env: HomeEnv) -> dict[str, dict]:
+    """Objects the robot can move: resting on a receptacle top, within the arm's reach from a
+    navigable cell, and not round (nothing stops a put-down ball rolling: they stay
+    distractors)."""
+    meta, grid = env.world_meta, env.nav_grid
+    recs = {r["name"]: r for r in meta["receptacles"]}
+    movable: dict[str, dict] = {}
+    for o in meta["objects"]:
+        loc = o["initial_location"]
+        if loc["kind"] != "receptacle" or o["category"] in SPHERE_COLLIDERS:
+            continue
+        pos = body_pos(env, o["body_name"])
+        if not on_top(env, recs[loc["name"]], pos, o["half_height"]):
+            continue  # rolled off while the house settled: it stays where it lies
+        goal = _nav_goal(grid, pos[:2])
+        if goal is not None:
+            movable[o["name"]] = {"pos": pos, "rec": loc["name"], "room": loc["room"],
+                                  "goal": goal, "half_height": o["half_height"]}
+    return movable
+
+
+def _chores(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator,
+            movable: dict[str, dict], rooms: list[str]) -> tuple[list[Leg], list[tuple[str, str]]]:
+    """Pick and place legs of ``knobs.interactions`` distinct objects, each put at a free spot
+    of another receptacle; and the (picked from, placed on) receptacle of each."""
+    meta, grid = env.world_meta, env.nav_grid
+    candidates = [n for n, o in movable.items() if o["room"] in rooms]
+    if len(candidates) < knobs.interactions:
+        raise DayFailed(f"{len(candidates)} reachable objects in rooms {rooms}")
+    dst_recs = [r for r in meta["receptacles"] if r["room"] in rooms and r["type"] not in NO_PLACE]
+    objs = {o["name"]: o for o in meta["objects"]}
+    positions = {o["name"]: body_pos(env, o["body_name"]) for o in meta["objects"]}
+    legs: list[Leg] = []
+    done: list[tuple[str, str]] = []
+    for name in [candidates[i] for i in rng.permutation(len(candidates))]:
+        if len(done) == knobs.interactions:
+            break
+        info = movable[name]
+        options = [r for r in dst_recs if r["name"] != info["rec"]]
+        rng.shuffle(options)
+        occupied = [(p, _radius(objs[n]["category"])) for n, p in positions.items() if n != name]
+        for rec in options:
+            placed = _place_spot(env, grid, rec, occupied, objs[name], rng)
+            if placed is None:
+                continue
+            spot, goal = placed
+            k = len(done)
+            legs.append(Leg("pick", info["goal"], info["pos"][:2], obj=name,
+                            receptacle=info["rec"], interaction=k, room=info["room"]))
+            legs.append(Leg("place", goal, spot[:2], obj=name, receptacle=rec["name"],
+                            spot=spot, interaction=k, room=rec["room"]))
+            positions[name] = spot
+            done.append((info["rec"], rec["name"]))
+            break
+    if len(done) < knobs.interactions:
+        raise DayFailed(f"only {len(done)} of {knobs.interactions} interactions could be planned")
+    return legs, done
+
+
+def _room_leg(env: HomeEnv, rooms: list[str], rng: np.random.Generator, kind: str) -> Leg | None:
+    """A walk to a random free spot inside one of ``rooms`` (None when it snaps nowhere)."""
+    wanted = rooms[int(rng.integers(len(rooms)))]
+    room = next(r for r in env.world_meta["rooms"] if r["name"] == wanted)
+    x0, y0, x1, y1 = room["bounds"]
+    xy = np.array([rng.uniform(x0 + 0.8, x1 - 0.8), rng.uniform(y0 + 0.8, y1 - 0.8)])
+    try:
+        goal = env.nav_grid.snap(xy)
+    except ValueError:
+        return None
+    return Leg(kind, goal, None, room=room["name"])
+
+
+def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) -> list[Leg]:
+    """The day's legs in order: interactions (pick then place), revisits, room visits, and a
+    last walk away from the last placement (the robot does other things before the day ends,
+    so its final frames do not show what it moved last)."""
+    meta = env.world_meta
+    recs = {r["name"]: r for r in meta["receptacles"]}
+    movable = _movable(env)
+    rooms = _choose_rooms(meta, movable, knobs, rng)
+    legs, done = _chores(env, knobs, rng, movable, rooms)
+    # Revisits: after some interaction, go back and look at a receptacle already used.
+    for _ in range(knobs.revisits):
+        k = int(rng.integers(1, len(done) + 1))  # after the k-th interaction
+        rec = recs[done[int(rng.integers(0, k))][int(rng.integers(0, 2))]]
+        goal = _nav_goal(env.nav_grid, np.asarray(rec["approach_pose"][:2], dtype=float))
+        if goal is None:
+            continue
+        centre = np.asarray(rec["pos"][:2], dtype=float)
+        at = max(i for i, leg in enumerate(legs) if leg.interaction == k - 1) + 1
+        legs.insert(at, Leg("revisit", goal, centre, receptacle=rec["name"], room=rec["room"]))
+    # Room visits: wander into a random room between some interactions.
+    for k in range(1, len(done)):
+        if rng.random() < 0.5:
+            leg = _room_leg(env, rooms, rng, "room")
+            if leg is not None:
+                at = next(i for i, leg in enumerate(legs) if leg.interaction == k)
+                legs.insert(at, leg)
+    # away from the chores: a room the day did not use if there is one, else any room but
+    # the one of the last placement
+    used = {leg.room for leg in legs if leg.kind in ("pick", "place")}
+    names = [r["name"] for r in meta["rooms"]]
+    elsewhere = [n for n in names if n not in used] or [n for n in names if n != legs[-1].room]
+    last_place = next(leg for leg in reversed(legs) if leg.kind == "place")
+    elsewhere = [n for n in elsewhere if n != last_place.room] or names
+    for _ in range(3):  # a spot may snap nowhere: try another
+        away = _room_leg(env, elsewhere, rng, "away")
+        if away is not None:
+            legs.append(away)
+            break
+    return legs
+
+
+# ---------------------------------------------------------------------------- dry runs
+def face_yaw(goal: np.ndarray, face: np.ndarray | None) -> float | None:
+    if face is None:
+        return None
+    return math.atan2(face[1] - goal[1], face[0] - goal[0])
+
+
+def _nav_steps(
+    follower: GreedyGeodesicFollower, pose: np.ndarray, leg: Leg
+) -> tuple[list[int], np.ndarray]:
+    """Dry run of a leg on the grid: the follower's actions and the pose reached."""
+    p = pose.copy()
+    yaw = face_yaw(leg.goal, leg.face)
+    actions: list[int] = []
+    for _ in range(MAX_NAV_STEPS):
+        a = follower.act(p, leg.goal, goal_yaw=yaw)
+        if a == DiscreteAction.STOP:
+            if follower.status != "arrived":
+                raise DayFailed(f"{leg.kind} leg: goal {leg.goal} is unreachable")
+            return actions, p
+        actions.append(int(a))
+        p = apply_discrete(follower.grid, p, a)
+    raise DayFailed(f"{leg.kind} leg: no arrival within {MAX_NAV_STEPS} steps")
+
+
+def _leg_cost(env: HomeEnv, leg: Leg) -> int:
+    """Frames a leg spends after driving: looking around, or its arm phase."""
+    if leg.kind == "revisit":
+        return LOOK_STEPS
+    if leg.kind not in ("pick", "place") or leg.end is None:
+        return 0
+    # The arm phase's path from the planned base pose: carry -> up -> across -> down, and back.
+    x, y, yaw = leg.end
+    base_z = env.data.xpos[env.model.body("mobilebase0_base").id][2]
+    c, s = math.cos(yaw), math.sin(yaw)
+
+    def to_base(p: np.ndarray) -> np.ndarray:
+        d = p - np.array([x, y, base_z])
+        return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1], d[2]])
+
+    if leg.kind == "pick":
+        obj = body_pos(env, str(leg.obj))
+        half = next(o for o in env.world_meta["objects"] if o["name"] == leg.obj)["half_height"]
+        target = to_base(obj + np.array([0.0, 0.0, GRASP_ABOVE]))
+        travel, extra = to_base(obj)[2] - half + CLEAR_Z, 0
+    else:
+        assert leg.spot is not None
+        target = to_base(leg.spot + np.array([0.0, 0.0, GRASP_ABOVE]))
+        travel, extra = target[2] + 0.1, HOLD_STEPS + SETTLE_STEPS
+    z = max(travel, target[2])
+    points = [CARRY, np.array([CARRY[0], CARRY[1], z]), np.array([target[0], target[1], z]), target]
+    legs = [np.abs(b - a).max() for a, b in zip(points, points[1:], strict=False)]
+    # 0.05 m per step along the longest axis, plus servo lag at every waypoint, both ways
+    steps = 2 * sum(math.ceil(d / 0.05) + ARM_LAG_STEPS for d in legs) + extra
+    return min(int(steps), ARM_STEPS)
+
+
+class Planner:
+    """Dry runs of legs, remembered by (start pose, leg): when a short day drops its optional
+    legs, the legs before the first dropped one are not driven again. One follower serves all
+    runs, so its planning grid and distance fields are built once."""
+
+    def __init__(self, env: HomeEnv) -> None:
+        self.env = env
+        self.follower = GreedyGeodesicFollower(env.nav_grid)
+        self._runs: dict[tuple[bytes, int], tuple[list[int], np.ndarray]] = {}
+
+    def cost(self, legs: list[Leg]) -> int:
+        """Steps the legs take at most: navigation measured by a dry run, arm phases bounded."""
+        pose, total = self.env.base_pose(), 0
+        for leg in legs:
+            # the actions are kept: driving replays them (the follower is deterministic on
+            # the grid, and arm phases put the base back exactly), so each leg is planned once
+            key = (pose.tobytes(), id(leg))
+            if key not in self._runs:
+                self._runs[key] = _nav_steps(self.follower, pose, leg)
+            leg.actions, pose = self._runs[key]
+            leg.end = pose
+            total += len(leg.actions) + _leg_cost(self.env, leg)
+        return total

@@ -1,0 +1,151 @@
+"""A served policy (`recallbench serve-policy`) against real env workers: same results as
+in-process, batched forward calls, a dying server, and --resume after it returns."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from websockets.sync.client import connect
+
+from recallbench.agents.remote.wire import pack, unpack
+from support.policy_server import ENV, RECALLBENCH, free_port, start_server, stop
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
+
+
+def server_stats(port: int) -> dict:
+    with connect(f"ws://127.0.0.1:{port}") as ws:
+        ws.send(pack({"type": "stats"}))
+        return unpack(ws.recv(timeout=10))
+
+
+def scenemem(*args: str, check: int | None = 0) -> subprocess.CompletedProcess:
+    if "--resume" not in args:
+        args = (*args, "--env_factory", MINI_FACTORY)
+    proc = subprocess.run([RECALLBENCH, "scenemem", *args], env=ENV, capture_output=True,
+                          text=True, timeout=240)
+    if check is not None:
+        assert proc.returncode == check, proc.stderr
+    return proc
+
+
+def records(run_dir: Path) -> dict[str, dict]:
+    out = {}
+    for line in (run_dir / "runlog.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        rec.pop("wall_time")
+        out[rec["key"]] = rec
+    return out
+
+
+def data(root: Path, n: int) -> Path:
+    tests = [mini_test(f"t{i}", f"obj{i}", "cabinet" if i % 2 else "drawer") for i in range(n)]
+    mini_scenario(root / "combo_007_L3_S4_0001", tests, base_xy=(1.0, 0.5))
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("served", ["ObservationSeeker", "CardObservationSeeker"])
+def test_served_policy_gives_the_in_process_results_and_batches(tmp_path, served):
+    suite = data(tmp_path / "data", 6)
+    common = ["--data_dir", str(suite), "--max_steps", "40", "--workers", "2", "--seed", "3"]
+    scenemem(*common, "--policy", policy(served), "--out", str(tmp_path / "local.json"))
+    port = free_port()
+    # A long batch wait makes the two workers' steps meet in one forward call; a forward call
+    # of 20 ms keeps the first worker's rollouts going while the second one starts.
+    slow = "SlowObservationSeeker" if served == "ObservationSeeker" else served
+    server = start_server(slow, port, "--batch-wait-ms", "200")
+    try:
+        url = f"ws://127.0.0.1:{port}"
+        scenemem(*common, "--policy", url, "--out", str(tmp_path / "served.json"))
+        stats = server_stats(port)
+    finally:
+        stop(server)
+    assert (tmp_path / "served.json").read_text() == (tmp_path / "local.json").read_text()
+    local, remote = records(tmp_path / "local_run"), records(tmp_path / "served_run")
+    assert remote == local
+    traces = {json.dumps(r["trace"], sort_keys=True) for r in local.values()}
+    assert len(traces) == len(local)  # each test drove its own way
+    steps = sum(r["steps"] for r in local.values())
+    assert stats["requests"] == steps  # one request per env step, observations in
+    if served == "ObservationSeeker":  # offers get_action_batch: concurrent steps share calls
+        assert stats["max_batch"] == 2, stats
+        assert stats["forward_calls"] < steps, stats
+    else:  # the card interface: one call per step, one instance per env worker
+        assert stats["forward_calls"] == steps
+
+
+@pytest.mark.slow
+def test_a_dying_server_fails_the_tests_in_flight_and_resume_finishes(tmp_path):
+    suite = data(tmp_path / "data", 8)
+    common = ["--data_dir", str(suite), "--max_steps", "30", "--seed", "11"]
+    scenemem(*common, "--policy", policy("ObservationSeeker"), "--workers", "2",
+             "--out", str(tmp_path / "local.json"))
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    server = start_server("SlowObservationSeeker", port)
+    out, run_dir = tmp_path / "cut.json", tmp_path / "cut_run"
+    run = subprocess.Popen(
+        [RECALLBENCH, "scenemem", *common, "--policy", url, "--workers", "2", "--out", str(out),
+         "--env_factory", MINI_FACTORY],
+        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        log = run_dir / "runlog.jsonl"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (
+            log.exists() and len(log.read_text().splitlines()) >= 2
+        ):
+            time.sleep(0.02)
+        server.send_signal(signal.SIGKILL)  # mid-run: two workers are mid-rollout
+        server.wait(10)
+        _, stderr = run.communicate(timeout=120)
+    finally:
+        stop(server)
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 1, stderr
+    assert "Traceback" not in stderr
+    lines = [line for line in stderr.splitlines() if "not recorded" in line]
+    assert len(lines) == 1, stderr
+    assert f"policy server {url} lost" in lines[0]
+    assert f"--resume --run-dir {run_dir}" in lines[0]
+    kept = records(run_dir)
+    assert 2 <= len(kept) < 8
+    assert not any(r.get("error") for r in kept.values())  # no test blamed on the policy
+    assert json.loads((run_dir / "summary.json").read_text())["missing_tests"]
+
+    server = start_server("SlowObservationSeeker", port)  # the server returns
+    try:
+        scenemem("--resume", "--run-dir", str(run_dir), "--workers", "2")
+    finally:
+        stop(server)
+    assert out.read_text() == (tmp_path / "local.json").read_text()
+    assert records(run_dir) == records(tmp_path / "local_run")
+
+
+def test_no_server_is_one_line_naming_the_flag(tmp_path):
+    suite = data(tmp_path / "data", 1)
+    url = f"ws://127.0.0.1:{free_port()}"
+    proc = scenemem("--data_dir", str(suite), "--policy", url, "--out",
+                    str(tmp_path / "r.json"), check=2)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"--policy {url}: no policy server answers" in lines[0]
+    assert not (tmp_path / "r_run").exists()  # refused before any work
+
+
+def test_a_served_policy_that_reads_the_simulator_fails_its_test_saying_why(tmp_path):
+    suite = data(tmp_path / "data", 1)
+    port = free_port()
+    server = start_server("Oracle", port)  # reads env.get_ep_meta(): not an observation
+    try:
+        scenemem("--data_dir", str(suite), "--policy", f"ws://127.0.0.1:{port}", "--out",
+                 str(tmp_path / "r.json"), "--workers", "1", check=1)
+    finally:
+        stop(server)
+    (rec,) = records(tmp_path / "r_run").values()
+    assert "sees only the env's observations and action_dim, not env.get_ep_meta" in rec["error"]

@@ -1,0 +1,49 @@
+"""The ``recallbench generate`` command line: both benchmarks, argument errors, fast imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from recallbench.cli import main
+
+
+def test_generate_help_imports_no_simulator():
+    code = ("import sys; from recallbench.cli import build_parser; build_parser(); "
+            "print(any(m in sys.modules for m in ('mujoco', 'av', 'robosuite')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_bad_knobs_exit_2_with_the_reason(tmp_path, capsys):
+    assert main(["generate", "scenemem", "--out", str(tmp_path / "s"), "--rooms", "3"]) == 2
+    assert "rooms" in capsys.readouterr().err
+    assert main(["generate", "scenemem", "--out", str(tmp_path / "s"), "--n", "0"]) == 2
+
+
+@pytest.mark.slow
+def test_findingdory_branch_writes_a_loadable_suite(tmp_path):
+    from recallbench.benchmarks.findingdory.data import load_suite
+
+    out = tmp_path / "fd"
+    args = ["generate", "findingdory", "--out", str(out), "--n", "1", "--seed", "0",
+            "--interactions", "2", "--steps", "1000", "--width", "64", "--height", "96",
+            "--subsample", "16", "--workers", "1"]
+    assert main(args) == 0
+    manifest = json.loads((out / "suite.json").read_text())
+    assert manifest["benchmark"] == "findingdory" and manifest["complete"]
+    assert manifest["items"][0]["frames"] == 1000
+    rows = json.loads((out / "qa_16.json").read_text())
+    assert rows and {"question", "answer", "ep_id"} <= set(rows[0])
+    assert load_suite(out)  # the generated suite folder
+    assert load_suite(out / "qa_16.json")  # the public format, read by the same loader
+    # the suite was audited: one episode is too small to judge, and the verdict is recorded
+    audit = json.loads((out / "audit.json").read_text())
+    assert audit["benchmark"] == "findingdory" and audit["n"] == len(rows)
+    recorded = json.loads((out / "suite.json").read_text())["audit"]
+    assert recorded["judged"] is False and recorded["passed"] is True
+    assert recorded["n"] == len(rows) and "blind" in recorded["agents"]
+    assert (out / "audit.png").is_file()
