@@ -13,7 +13,6 @@ import pytest
 
 from recallbench.cli import main
 from recallbench.run.runlog import completed
-from test_findingdory_ll import generated_suite
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 
@@ -32,8 +31,8 @@ CRASHER = textwrap.dedent(
 
 
 @pytest.fixture(scope="module")
-def hl_run(tmp_path_factory) -> tuple[Path, Path]:
-    suite = generated_suite(tmp_path_factory)
+def hl_run(tmp_path_factory, findingdory_generated_suite) -> tuple[Path, Path]:
+    suite = findingdory_generated_suite
     run = tmp_path_factory.mktemp("ll_workers") / "hl"
     assert main(["findingdory", "--data", str(suite), "--agent", "oracle", "--out", str(run)]) == 0
     return suite, run

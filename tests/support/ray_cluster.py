@@ -30,6 +30,21 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _descendants(root: int) -> list[int]:
+    """Every process below ``root`` (from /proc: pid -> parent pid)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 def _ray_cli() -> str:
     return str(Path(sys.executable).with_name("ray"))
 
@@ -101,8 +116,13 @@ class RayCluster:
         raise RuntimeError(f"ray node {index} did not start in {NODE_START_TIMEOUT} s: see {log}")
 
     def kill_node(self, index: int) -> None:
-        """SIGKILL one node's processes (raylet, its workers): a machine that vanished."""
-        self._kill(self.nodes[index])
+        """SIGKILL one node's processes (raylet, agents and its workers, which Ray puts in
+        process groups of their own): a machine that vanished."""
+        proc = self.nodes[index]
+        for pid in _descendants(proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self._kill(proc)
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:
