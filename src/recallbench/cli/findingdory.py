@@ -48,14 +48,23 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
     from rich.progress import track
 
     from recallbench.cli.checks import parse_key_values
+    from recallbench.cli.execution import execution_settings, shard_of
     from recallbench.report.runs import score_run
-    from recallbench.run.findingdory import TransientCases, agent_manifest, run_cases, start_run
+    from recallbench.run.findingdory import (
+        TransientCases,
+        agent_manifest,
+        planned_cases,
+        run_cases,
+        start_run,
+    )
     from recallbench.run.findingdory_worker import AgentSpec
 
     # Built before any work (for its manifest and to fail fast); it answers in worker
     # processes (run_cases), each building its own from the same spec.
     extra = parse_key_values("--agent-arg", args.agent_arg)
-    cases = min(len(suite.cases), args.limit) if args.limit else len(suite.cases)
+    shard = shard_of(args)
+    execution = execution_settings(args, args.workers)
+    cases = len(planned_cases(suite, args.limit, shard))
     start_run(
         run_dir,
         benchmark="findingdory",
@@ -71,6 +80,8 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
         scoring=args.scoring,
         limit=args.limit,
         cases=cases,
+        shard=str(shard) if shard else None,
+        executor=execution.manifest(),
         ll_policy=args.ll_policy if args.ll else None,
         ll_policy_kwargs=parse_key_values("--ll-policy-arg", args.ll_policy_arg)
         if args.ll else None,
@@ -82,7 +93,8 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
             suite,
             AgentSpec(args.agent, extra, args.seed),
             privileged=bool(getattr(agent, "privileged", False)),
-            workers=args.workers,
+            execution=execution,
+            shard=shard,
             case_timeout=args.case_timeout,
             budget=budget,
             run_dir=run_dir,
@@ -95,9 +107,9 @@ def _run_locked(args: argparse.Namespace, suite: Any, agent: Any, ll_policy: Any
         warnings.append(f"K={budget}: {exc}")
     if ll_policy is not None:
         try:
-            _run_ll(args, suite, run_dir, ll_policy)
-        except TransientCases as exc:  # a served LL policy's server went away
-            warnings.append(f"K={budget}: {exc}")
+            _run_ll(args, suite, run_dir, ll_policy, execution)
+        except TransientCases as exc:  # the rest is recorded and scored; --resume finishes
+            warnings.append(f"K={budget} LL: {exc}")
     return score_run(run_dir, scoring=args.scoring, suite=suite)
 
 
@@ -126,12 +138,18 @@ def _ll_policy(args: argparse.Namespace, suite: Any) -> Any:
         raise UsageError("--ll-policy", str(exc)) from None
 
 
-def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any) -> None:
-    """The low-level phase: act every recorded frame choice out in its episode's world."""
+def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any,
+            execution: Any) -> None:
+    """The low-level phase: act every recorded frame choice out in its episode's world, in the
+    executor's workers (each builds the policy from its name and arguments); a served policy
+    (``--ll-policy ws://...``) is driven from here, its server doing the work."""
     from rich.progress import track
 
+    from recallbench.agents.remote import is_remote_policy
+    from recallbench.cli.checks import parse_key_values
     from recallbench.run.findingdory import run_ll
 
+    served = is_remote_policy(args.ll_policy)
     run_ll(
         suite,
         run_dir,
@@ -139,6 +157,9 @@ def _run_ll(args: argparse.Namespace, suite: Any, run_dir: Path, policy: Any) ->
         scoring=args.scoring,
         limit=args.limit,
         progress=lambda it, n: track(it, total=n, description=f"LL {args.ll_policy}"),
+        policy_spec=None if served else (args.ll_policy,
+                                         parse_key_values("--ll-policy-arg", args.ll_policy_arg)),
+        execution=execution,
     )
 
 
@@ -159,6 +180,10 @@ def _handle_run(args: argparse.Namespace) -> int:
     for flag, value in (("--limit", args.limit), ("--case-timeout", args.case_timeout),
                         ("--workers", args.workers)):
         check_positive(flag, value)
+    from recallbench.cli.execution import execution_settings, shard_of
+
+    execution_settings(args, args.workers)  # a bad --executor/--address/--shard: before work
+    shard_of(args)
     budgets = [args.frames]
     if args.frames_sweep:
         try:
@@ -362,6 +387,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="KEY=VALUE",
         help="constructor argument for the LL policy (JSON value), e.g. goal_radius=0.25",
     )
+    from recallbench.cli.execution import add_execution_options
+
+    add_execution_options(parser)
     parser.set_defaults(func=_handle_run)
     _register_score(parser)
 

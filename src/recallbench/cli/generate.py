@@ -22,6 +22,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="extra visits to places the robot already used")
     p.add_argument("--rooms", type=int, default=None,
                    help="scenemem: 1 (kitchen), 4 or 6 (home); findingdory: rooms with chores")
+    from recallbench.cli.execution import add_execution_options
+
+    add_execution_options(p)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -82,7 +85,7 @@ def _scenemem(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     status = run_suite("scenemem", args.out, args.n, args.seed, knobs.to_dict(),
-                       args.workers or os.cpu_count() or 1)
+                       args.workers or os.cpu_count() or 1, **_execution(args))
     return audit_suite(args.out, status)
 
 
@@ -115,8 +118,14 @@ def _findingdory(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     status = run_suite("findingdory", args.out, args.n, args.seed, knobs.to_dict(),
-                       args.workers or os.cpu_count() or 1)
+                       args.workers or os.cpu_count() or 1, **_execution(args))
     return audit_suite(args.out, status)
+
+
+def _execution(args: argparse.Namespace) -> dict:
+    from recallbench.cli.execution import execution_settings, shard_of
+
+    return {"execution": execution_settings(args, args.workers), "shard": shard_of(args)}
 
 
 def audit_suite(out: str, status: int) -> int:

@@ -24,6 +24,7 @@ from recallbench.cli.checks import (
     split_names,
 )
 from recallbench.cli.errors import print_warning
+from recallbench.cli.execution import add_execution_options, execution_settings
 from recallbench.errors import InputError, UsageError
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
@@ -123,6 +124,7 @@ def _handle_run(args: argparse.Namespace) -> int:
     for flag, value in (("--workers", args.workers), ("--max-steps", args.max_steps),
                         ("--test-timeout", args.test_timeout), ("--limit", args.limit)):
         check_positive(flag, value)
+    execution = execution_settings(args, args.workers)
     suites = detect_suites(args.suite)
     for bench in by_bench:
         if bench not in suites:
@@ -143,7 +145,8 @@ def _handle_run(args: argparse.Namespace) -> int:
     opts = CompareOptions(
         workers=args.workers or os.cpu_count() or 1, max_steps=args.max_steps,
         frames=args.frames, limit=args.limit, seed=args.seed, test_timeout=args.test_timeout,
-        agent_args=agent_args, quiet_runs=args.quiet, overwrite=args.overwrite)
+        agent_args=agent_args, quiet_runs=args.quiet, overwrite=args.overwrite,
+        execution=execution)
     console = Console(stderr=True)
     comparison = compare(suites, plan, args.out, opts, console=console, suite=args.suite)
     return _finish(comparison, Path(args.out), need_every_benchmark=False)
@@ -264,6 +267,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--quiet", action="store_true",
                      help="one line per agent; the runners' output goes to its console.log")
+    add_execution_options(run, shard=False)
     run.set_defaults(func=_handle_run)
 
     demo = subparsers.add_parser(

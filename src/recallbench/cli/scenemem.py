@@ -6,7 +6,6 @@ Imports nothing heavy at module level so ``recallbench --help`` stays instant.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="let the scenarios' model files reference files outside their folders",
     )
+    from recallbench.cli.execution import add_execution_options
+
+    add_execution_options(p)
     p.set_defaults(func=_handle)
 
 
@@ -67,6 +69,7 @@ def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from recallbench.cli.checks import check_positive
+    from recallbench.cli.execution import execution_settings, shard_of
     from recallbench.errors import InputError, UsageError
     from recallbench.run.scenemem import run_scenemem
 
@@ -75,11 +78,12 @@ def _handle(args: argparse.Namespace) -> int:
                         ("--approach-dist", args.approach_dist), ("--open-qpos", args.open_qpos)):
         check_positive(flag, value)
     console = Console(stderr=True)
-    workers = args.workers or os.cpu_count() or 1
+    execution = execution_settings(args, args.workers)
+    shard_of(args)  # a bad --shard: before work
     config, run_dir = _resumed(args) if args.resume else _new_run(args)
     try:
-        status = run_scenemem(config, run_dir, workers, resume=bool(args.resume),
-                              console=console)
+        status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
+                              console=console, execution=execution)
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
         message = str(exc)  # the loaders name their flag; a bare import error is --policy's
         raise UsageError("" if message.startswith("--") else "--policy", message) from None
@@ -142,6 +146,7 @@ def _resumed(args: argparse.Namespace) -> tuple[Any, Path]:
     given = {name: getattr(args, name) for name in (
         "data_dir", "policy", "out", "filter", "max_steps", "seed", "test_timeout",
         "camera_obs", "env_factory", "trust_suite")}
+    given["shard"] = _shard(args)
     config = resume_config(run_dir, given)
     for name in ("approach_dist", "open_qpos"):
         value = getattr(args, name)
@@ -173,6 +178,7 @@ def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
         camera_obs=args.camera_obs is not False,
         env_factory=args.env_factory,
         trust_suite=bool(args.trust_suite),
+        shard=_shard(args),
         thresholds={
             "approach_dist": _or(args.approach_dist, defaults.approach_dist),
             "open_qpos": _or(args.open_qpos, defaults.open_qpos),
@@ -180,3 +186,10 @@ def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
         },
     ))
     return config, Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+
+
+def _shard(args: argparse.Namespace) -> str | None:
+    from recallbench.cli.execution import shard_of
+
+    shard = shard_of(args)
+    return str(shard) if shard else None

@@ -1,10 +1,16 @@
 """The one executor (bottom layer): generation and runs both hand it keyed tasks.
 
-``make_executor`` picks a backend; today's backend is local worker processes
-(``recallbench.executor.local``).
+Two backends behind one protocol (submit tasks, iterate results, close): local worker processes
+(``recallbench.executor.local``) and Ray actors on a cluster (``recallbench.executor.ray``, the
+optional ``ray`` extra). ``make_executor`` picks one from ``ExecutorSettings``; which backend ran
+a case never changes its result, so the settings are provenance in a run's manifest.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from recallbench.executor.local import (
     Executor,
@@ -15,4 +21,46 @@ from recallbench.executor.local import (
     move_output,
 )
 
-__all__ = ["Executor", "ProcessExecutor", "Task", "TaskResult", "import_handler", "move_output"]
+EXECUTORS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """Where tasks run: ``kind`` local or ray, ``workers`` at once, ``address`` of a Ray
+    cluster ("auto", "host:port"; None starts Ray on this machine)."""
+
+    kind: str = "local"
+    workers: int = 1
+    address: str | None = None
+
+    def manifest(self) -> dict[str, Any]:
+        return {"kind": self.kind, "workers": self.workers, "address": self.address}
+
+
+def make_executor(
+    kind: str,
+    handler: str,
+    workers: int,
+    *,
+    timeout: float | None = None,
+    log_path: str | Path | None = None,
+    address: str | None = None,
+) -> Executor:
+    """An executor running ``handler`` ("module:function") on each task's payload."""
+    if kind == "local":
+        return ProcessExecutor(handler, workers, timeout, log_path=log_path)
+    if kind == "ray":
+        from recallbench.executor.ray import RayExecutor
+
+        return RayExecutor(handler, workers, timeout, log_path=log_path, address=address)
+    raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {kind!r}")
+
+
+def executor_for(settings: ExecutorSettings, handler: str, *, timeout: float | None = None,
+                 log_path: str | Path | None = None) -> Executor:
+    return make_executor(settings.kind, handler, settings.workers, timeout=timeout,
+                         log_path=log_path, address=settings.address)
+
+
+__all__ = ["EXECUTORS", "Executor", "ExecutorSettings", "ProcessExecutor", "Task", "TaskResult",
+           "executor_for", "import_handler", "make_executor", "move_output"]

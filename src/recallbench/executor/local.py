@@ -17,13 +17,13 @@ import signal
 import sys
 import time
 import traceback
-from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Protocol
 
+from recallbench.executor.pool import TaskPool
+from recallbench.executor.task import Task, TaskResult
 from recallbench.loader import load_attr
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
@@ -31,22 +31,6 @@ MAX_STARTUP_FAILURES = 3
 # Of one task's stdout/stderr, this much reaches the log; a policy printing 100 KB per step
 # must not grow it by megabytes per test.
 OUTPUT_CAP = 64 * 1024
-
-
-@dataclass(frozen=True)
-class Task:
-    key: str
-    payload: Any
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    """``value`` is the handler's return; ``error`` is set when it did not return one."""
-
-    key: str
-    value: Any = None
-    error: str | None = None
-    wall_time: float = 0.0
 
 
 class Executor(Protocol):
@@ -57,6 +41,10 @@ class Executor(Protocol):
         ...
 
     def close(self) -> None: ...
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
 
 def import_handler(ref: str) -> Callable[[Any], Any]:
@@ -76,22 +64,30 @@ def _spool_path(log_path: str, pid: int) -> str:
     return f"{log_path}.{pid}.spool"
 
 
-def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> None:
-    """Append at most OUTPUT_CAP bytes of a worker's spooled output to the log, then empty
-    (or remove) the spool. The parent calls it for a worker that died mid-task."""
+def take_output(spool: str, label: str) -> bytes:
+    """At most OUTPUT_CAP bytes of a worker's spooled output (its start and its end, where a
+    traceback is), and the spool emptied."""
+    kept = b""
     with contextlib.suppress(OSError), open(spool, "r+b") as f:
         size = os.fstat(f.fileno()).st_size
         if size:
-            # The start and the end (where a traceback is) of the output, the middle dropped.
             half = OUTPUT_CAP // 2
             kept = f.read(OUTPUT_CAP if size <= OUTPUT_CAP else half)
             if size > OUTPUT_CAP:
                 f.seek(size - half)
                 note = f"\n[{size - OUTPUT_CAP} bytes of output from {label} dropped]\n"
                 kept += note.encode() + f.read(half)
-            with open(log_path, "ab") as log:
-                log.write(kept)
             f.truncate(0)
+    return kept
+
+
+def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> None:
+    """Append a worker's spooled output (capped) to the log, then empty (or remove) the spool.
+    The parent calls it for a worker that died mid-task."""
+    kept = take_output(spool, label)
+    if kept:
+        with contextlib.suppress(OSError), open(log_path, "ab") as log:
+            log.write(kept)
     if remove:
         with contextlib.suppress(OSError):
             os.unlink(spool)
@@ -164,7 +160,7 @@ class _Worker:
                         self.task.key if self.task else "worker", remove=True)
 
 
-class ProcessExecutor:
+class ProcessExecutor(TaskPool):
     """Runs tasks in ``workers`` spawned processes with an optional per-task wall-clock limit.
 
     ``handler`` is "module:function"; it is imported in each worker and called with the task's
@@ -185,20 +181,11 @@ class ProcessExecutor:
         self.timeout = timeout
         self.log_path = str(log_path) if log_path else None
         self._ctx = mp.get_context("spawn")  # fork would copy a parent's GL/thread state
-        self._queue: deque[Task] = deque()
-        self._pool: list[_Worker] = []
+        super().__init__()
         self._startup_failures = 0
 
-    def submit(self, task: Task) -> None:
-        self._queue.append(task)
-
-    def _busy(self) -> list[_Worker]:
-        return [w for w in self._pool if w.task is not None]
-
-    def _top_up(self) -> None:
-        want = min(self.workers, len(self._queue) + len(self._busy()))
-        while len(self._pool) < want:
-            self._pool.append(_Worker(self._ctx, self.handler, self.log_path))
+    def _new_worker(self) -> _Worker:
+        return _Worker(self._ctx, self.handler, self.log_path)
 
     def _dispatch(self) -> None:
         for w in self._pool:
@@ -223,16 +210,6 @@ class ProcessExecutor:
         if w.task is None:
             return None
         return TaskResult(w.task.key, error=reason, wall_time=time.perf_counter() - w.started)
-
-    def results(self) -> Iterator[TaskResult]:
-        try:
-            while self._queue or self._busy():
-                self._top_up()
-                self._dispatch()
-                yield from self._wait_once()
-        except BaseException:
-            self.close()
-            raise
 
     def _wait_once(self) -> Iterator[TaskResult]:
         now = time.perf_counter()
@@ -281,9 +258,3 @@ class ProcessExecutor:
             w.proc.join(max(0.0, deadline - time.monotonic()))
             w.kill()
         self._pool.clear()
-
-    def __enter__(self) -> ProcessExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

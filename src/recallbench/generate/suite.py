@@ -11,9 +11,7 @@ other knobs or another seed is refused, naming the field that differs.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import traceback
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from recallbench.errors import InputError, UsageError
+from recallbench.executor import ExecutorSettings, Task, executor_for
 from recallbench.generate.registry import GENERATORS
 from recallbench.io import write_json_atomic
 
@@ -39,7 +38,11 @@ def generate_item(benchmark: str, out_dir: str, index: int, seed: int,
     return GENERATORS[benchmark].generate_item(Path(out_dir), index, seed, knobs)
 
 
-def _worker(args: tuple[str, str, int, int, dict[str, Any]]) -> dict[str, Any]:
+WORKER_HANDLER = "recallbench.generate.suite:generate_task"
+
+
+def generate_task(args: tuple[str, str, int, int, dict[str, Any]]) -> dict[str, Any]:
+    """The executor's task: one item; its failure is reported, never raised."""
     try:
         return {"ok": True, "summary": generate_item(*args)}
     except Exception as exc:  # reported per item; the suite goes on
@@ -77,9 +80,14 @@ def write_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
 
 
 def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[str, Any],
-              workers: int, console: Console | None = None) -> int:
-    """Generate (or finish) a suite. Exit status 0, 1 if an item failed, 2 on bad input."""
+              workers: int, console: Console | None = None,
+              execution: ExecutorSettings | None = None, shard: Any = None) -> int:
+    """Generate (or finish) a suite. Exit status 0, 1 if an item failed, 2 on bad input.
+
+    ``execution`` says where items are made (default ``workers`` local processes); ``shard``
+    (a ``executor.shards.Shard``-like object with ``picks``) makes only its part of the items."""
     console = console or Console(stderr=True)
+    execution = execution or ExecutorSettings("local", workers)
     if benchmark not in BENCHMARKS:
         raise ValueError(f"benchmark must be one of {BENCHMARKS}")
     if n < 1:
@@ -88,35 +96,30 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
     check_suite_file(out_dir, benchmark, seed, n, knobs)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_suite_file(out_dir, benchmark, seed, n, knobs)
-    pending = [i for i in range(n) if not item_complete(benchmark, out_dir, i)]
+    pending = [i for i in range(n) if not item_complete(benchmark, out_dir, i)
+               and (shard is None or shard.picks(f"item {i}"))]
     errors: dict[int, str] = {}
     progress = Progress(TextColumn(f"generate {benchmark}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console)
     with progress:
         bar = progress.add_task("items", total=n, completed=n - len(pending), last="")
         if pending:
-            # spawn: each worker starts clean (own GL context, no inherited simulator state)
-            ctx = mp.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=max(1, min(workers, len(pending))),
-                                     mp_context=ctx) as pool:
-                futures: dict[Future, int] = {
-                    pool.submit(_worker, (benchmark, str(out_dir), i, seed, knobs)): i
-                    for i in pending
-                }
-                remaining = set(futures)
-                while remaining:
-                    done, remaining = wait(remaining, return_when=FIRST_COMPLETED)
-                    for fut in done:
-                        i = futures[fut]
-                        res = fut.result()
-                        if res["ok"]:
-                            last = f"{res['summary'].get('name', i)}"
-                            (out_dir / f"error_{i}.txt").unlink(missing_ok=True)
-                        else:
-                            errors[i] = res["error"]
-                            last = f"item {i} failed"
-                            (out_dir / f"error_{i}.txt").write_text(res["traceback"])
-                        progress.update(bar, advance=1, last=last[:50])
+            # spawned workers: each starts clean (own GL context, no inherited simulator state)
+            with executor_for(execution, WORKER_HANDLER) as executor:
+                for i in pending:
+                    executor.submit(Task(str(i), (benchmark, str(out_dir), i, seed, knobs)))
+                for result in executor.results():
+                    i = int(result.key)
+                    res = result.value or {"ok": False, "error": result.error,
+                                           "traceback": f"{result.error}\n"}
+                    if res["ok"]:
+                        last = f"{res['summary'].get('name', i)}"
+                        (out_dir / f"error_{i}.txt").unlink(missing_ok=True)
+                    else:
+                        errors[i] = res["error"]
+                        last = f"item {i} failed"
+                        (out_dir / f"error_{i}.txt").write_text(res["traceback"])
+                    progress.update(bar, advance=1, last=last[:50])
     GENERATORS[benchmark].finish(out_dir, knobs)
     manifest = write_suite_file(out_dir, benchmark, seed, n, knobs)
     for i, msg in sorted(errors.items()):

@@ -75,7 +75,9 @@ def score_run(
     manifest = read_manifest(run_dir)
     bench = get_benchmark(manifest.get("benchmark"), run_dir / "manifest.json")
     scoring = scoring or manifest.get("scoring") or "published"
-    records = completed(run_dir / RUN_LOG)
+    # in key order: scores (the bootstrap draws) and warnings must not depend on which case
+    # finished first, i.e. on the workers or the executor
+    records = dict(sorted(completed(run_dir / RUN_LOG).items()))
     summary = _runner_summary(run_dir)
     rows = bench.score(ScoreInput(manifest, records, summary, scoring, suite, subset))
     metrics = bench.metric_names(bench.suite_of(manifest))

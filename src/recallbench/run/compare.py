@@ -58,6 +58,8 @@ class CompareOptions:
     quiet_runs: bool = False
     # an agent folder recorded with other settings is redone (else the plan refuses it)
     overwrite: bool = False
+    # where cases run (recallbench.executor.ExecutorSettings); None: local processes
+    execution: Any = None
 
 
 @dataclass
@@ -93,11 +95,16 @@ def run_scenemem_agent(suite: Path, planned: Planned, out_dir: Path, opts: Compa
         config = resume_config(run_dir, {"policy": target, "data_dir": str(suite),
                                          "max_steps": opts.max_steps, "seed": opts.seed})
     console.print(f"[bold]scenemem[/bold] {agent} ({target})" + (" resuming" if resume else ""))
-    status = run_scenemem(config, run_dir, opts.workers, resume=resume, console=console)
+    status = run_scenemem(config, run_dir, opts.workers, resume=resume, console=console,
+                          execution=opts.execution)
     result = AgentRun(agent, target, "ok", run_dir=str(run_dir))
     if status != 0:
         result.note = "some scenarios failed to load or tests are missing (see the run folder)"
     return result
+
+
+def _on_cluster(opts: CompareOptions) -> bool:
+    return opts.execution is not None and opts.execution.kind != "local"
 
 
 def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
@@ -122,7 +129,9 @@ def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
               data_sha256=suite.sha256, videos=None, agent=agent, agent_kwargs=kwargs,
               agent_privileged=bool(getattr(instance, "privileged", False)),
               frames=opts.frames, seed=opts.seed, scoring="published", limit=opts.limit,
-              cases=n_cases, agent_manifest=agent_manifest(instance))
+              cases=n_cases, agent_manifest=agent_manifest(instance),
+              executor=(opts.execution.manifest() if _on_cluster(opts)
+                        else {"kind": "local", "workers": 1, "address": None}))
     resume = (out_dir / RUN_LOG).exists()
     console.print(f"[bold]findingdory[/bold] {agent}" + (" resuming" if resume else ""))
     unanswered = None
@@ -131,6 +140,8 @@ def run_findingdory_agent(suite_path: Path, planned: Planned, out_dir: Path,
                   run_dir=out_dir, limit=opts.limit, resume=resume,
                   privileged=bool(getattr(instance, "privileged", False)),
                   case_timeout=opts.test_timeout or DEFAULT_CASE_TIMEOUT,
+                  # local: one worker, in order, as before; a cluster: its workers
+                  execution=opts.execution if _on_cluster(opts) else None,
                   progress=lambda it, n: track(it, total=n, description=f"{agent} K={opts.frames}",
                                                console=console, transient=True))
     except TransientCases as exc:  # scored on what is recorded; rerunning finishes

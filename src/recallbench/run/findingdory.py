@@ -19,8 +19,10 @@ from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, build_quer
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.seam import planned_cases
 from recallbench.errors import InputError, UsageError
-from recallbench.executor import ProcessExecutor, Task, TaskResult
+from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
+from recallbench.executor.shards import Shard
 from recallbench.run.findingdory_worker import AgentSpec, spec_dict
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
 from recallbench.run.lock import run_folder_lock
@@ -31,6 +33,7 @@ from recallbench.video.reader import check_video
 # Wall-clock seconds one case may take (a VLM request with its retries fits many times over);
 # a hung agent then costs its case, not the run. --case-timeout overrides it.
 WORKER_HANDLER = "recallbench.run.findingdory_worker:answer_case"
+LL_HANDLER = "recallbench.run.findingdory_worker:act_out_episode"
 
 
 def run_cases(
@@ -46,19 +49,23 @@ def run_cases(
     privileged: bool = False,
     workers: int = 1,
     case_timeout: float | None = DEFAULT_CASE_TIMEOUT,
+    execution: ExecutorSettings | None = None,
+    shard: Shard | None = None,
 ) -> Path:
-    """Ask the agent about every case not yet recorded, in worker processes; append one record
-    per case. Raises ``TransientCases`` after recording the rest when some got no answer."""
+    """Ask the agent about every case not yet recorded (of ``shard``'s part, if given), in
+    workers (``execution``, default ``workers`` local processes); append one record per case.
+    Raises ``TransientCases`` after recording the rest when some got no answer."""
+    execution = execution or ExecutorSettings("local", workers)
     log_path = run_dir / RUN_LOG
     if log_path.exists() and not resume:
         raise InputError(log_path, None, "run already has records; pass --resume to finish it")
     with run_folder_lock(run_dir):
         done = completed(log_path) if resume else {}
-        cases = list(suite.cases[:limit] if limit else suite.cases)
+        cases = planned_cases(suite, limit, shard)
         tasks = _tasks(suite, agent, [c for c in cases if c.id not in done], budget, videos_dir,
                        privileged)  # every input error surfaces here, before any agent call
-        executor = ProcessExecutor(WORKER_HANDLER, workers, case_timeout,
-                                   log_path=run_dir / "workers.log")
+        executor = executor_for(execution, WORKER_HANDLER, timeout=case_timeout,
+                                log_path=run_dir / "workers.log")
         for task in tasks:
             executor.submit(task)
         offered = {task.key: list(task.payload["query"].offered_frames) for task in tasks}
@@ -130,6 +137,9 @@ def _record_results(
     left: dict[str, int] = {}
     for result in results:
         outcome = result.value or {}
+        if result.lost:  # its machine kept vanishing: nothing said about the agent
+            left["lost to infrastructure"] = left.get("lost to infrastructure", 0) + 1
+            continue
         if "stop" in outcome:
             raise InputError(*outcome["stop"])
         if "transient" in outcome:  # not an answer: left unrecorded for --resume
@@ -165,7 +175,7 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
         if not resume:
             raise UsageError("--out", f"{run_dir} already holds a run: pass --resume to finish "
                                       "it, --overwrite to start again, or choose another --out")
-        for key in ("data_sha256", "agent", "frames", "seed"):
+        for key in ("data_sha256", "agent", "frames", "seed", "shard"):
             if key in settings and old.get(key) != settings[key]:
                 raise InputError(
                     manifest_path,
@@ -177,6 +187,9 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
             # a resume may extend (or narrow) the cases run; what is planned now is recorded
             old.update(limit=settings.get("limit"), cases=settings.get("cases"))
             write_manifest(run_dir, old)
+        if "executor" in settings:  # provenance of each resume; results never depend on it
+            old.setdefault("resumes", []).append({"executor": settings["executor"]})
+            write_manifest(run_dir, old)
         return old
     manifest = build_manifest(**settings)
     write_manifest(run_dir, manifest)
@@ -186,15 +199,21 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
 def run_ll(
     suite: Suite,
     run_dir: Path,
-    policy: LowLevelPolicy,
+    policy: LowLevelPolicy | None,
     *,
     scoring: Scoring = "published",
     limit: int | None = None,
     max_steps: int = MAX_STEPS,
-    progress: Callable[[Iterable[str], int], Iterable[str]] | None = None,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None = None,
+    policy_spec: tuple[str, dict[str, Any]] | None = None,
+    execution: ExecutorSettings | None = None,
 ) -> Path:
-    """Add an ``ll`` outcome to every recorded case that lacks one (episode by episode)."""
-    phase = LLPhase(suite, policy, scoring=scoring, max_steps=max_steps)
+    """Add an ``ll`` outcome to every recorded case that lacks one (episode by episode).
+
+    With ``policy_spec`` (name or ``module:Class``, constructor arguments) each episode is acted
+    out by the executor's workers (``execution``; default one local process), each building
+    its own policy; else by ``policy`` in this process. Raises ``TransientCases`` after
+    recording the rest when an episode's worker died (its cases are redone by ``--resume``)."""
     log_path = run_dir / RUN_LOG
     records = completed(log_path)
     cases = list(suite.cases[:limit] if limit else suite.cases)
@@ -203,6 +222,11 @@ def run_ll(
         rec = records.get(case.id)
         if rec is not None and "ll" not in rec and case.subgoals is not None:
             by_episode.setdefault(case.ep_id, []).append((case, rec))
+    if policy_spec is not None:
+        return _run_ll_tasks(suite, run_dir, by_episode, policy_spec, scoring, max_steps,
+                             progress, execution or ExecutorSettings())
+    assert policy is not None
+    phase = LLPhase(suite, policy, scoring=scoring, max_steps=max_steps)
     try:
         with run_folder_lock(run_dir), RunLog(log_path) as log:
             eps = list(by_episode)
@@ -213,4 +237,40 @@ def run_ll(
         phase.worlds.close()
     if phase.lost:  # the rest is recorded; --resume drives these again
         raise TransientCases({f"LL: {phase.lost[0]}": len(phase.lost)})
+    return log_path
+
+
+def _run_ll_tasks(
+    suite: Suite,
+    run_dir: Path,
+    by_episode: dict[str, list[tuple[QACase, dict[str, Any]]]],
+    policy_spec: tuple[str, dict[str, Any]],
+    scoring: Scoring,
+    max_steps: int,
+    progress: Callable[[Iterable[Any], int], Iterable[Any]] | None,
+    execution: ExecutorSettings,
+) -> Path:
+    log_path = run_dir / RUN_LOG
+    executor = executor_for(execution, LL_HANDLER, log_path=run_dir / "workers.log")
+    for ep_id, items in by_episode.items():
+        executor.submit(Task(ep_id, {
+            "suite": str(suite.path), "trusted": suite.trusted,
+            "policy": list(policy_spec), "scoring": scoring, "max_steps": max_steps,
+            "ep_id": ep_id, "items": [[case.id, rec] for case, rec in items]}))
+    failed: dict[str, int] = {}
+    with run_folder_lock(run_dir), RunLog(log_path) as log, executor:
+        results = executor.results()
+        for result in progress(results, len(by_episode)) if progress else results:
+            outcome = result.value or {}
+            if "stop" in outcome:
+                raise InputError(*outcome["stop"])
+            if result.error is not None or result.lost:  # nothing recorded: --resume redoes it
+                kind = "LL episodes lost to infrastructure" if result.lost else \
+                    f"LL episodes whose worker failed ({result.error})"
+                failed[kind] = failed.get(kind, 0) + 1
+                continue
+            for rec in outcome["records"]:
+                log.append(rec)
+    if failed:
+        raise TransientCases(failed)
     return log_path

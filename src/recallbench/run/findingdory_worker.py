@@ -102,3 +102,36 @@ def answer_case(payload: dict[str, Any]) -> dict[str, Any]:
 
 def spec_dict(spec: AgentSpec) -> dict[str, Any]:
     return asdict(spec)
+
+
+_ll_phases: dict[str, Any] = {}
+
+
+def act_out_episode(payload: dict[str, Any]) -> dict[str, Any]:
+    """Payload: suite, trusted, policy ([name or module:Class, kwargs]), scoring, max_steps,
+    ep_id, items ([case id, HL record]). Returns ``{"records": [...]}`` (each HL record plus its
+    ``ll`` outcome) or ``{"stop": [path, field, message]}`` (the episode cannot be acted out).
+
+    Per worker the suite is loaded and the policy built once, and the last episode's world is
+    kept open (cases come episode by episode), as the in-process LL phase does."""
+    key = json.dumps([payload["suite"], payload["policy"], payload["scoring"],
+                      payload["max_steps"]], sort_keys=True)
+    try:
+        if key not in _ll_phases:
+            from recallbench.agents.ll_policies import load_ll_policy
+            from recallbench.benchmarks.findingdory.data import load_suite
+            from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
+
+            for old in _ll_phases.values():
+                old.worlds.close()
+            _ll_phases.clear()
+            ref, kwargs = payload["policy"]
+            suite = load_suite(payload["suite"], trusted=payload.get("trusted", False))
+            _ll_phases[key] = LLPhase(suite, load_ll_policy(ref, **kwargs),
+                                      scoring=payload["scoring"], max_steps=payload["max_steps"])
+        phase = _ll_phases[key]
+        cases = {case.id: case for case in phase.suite.cases}
+        items = [(cases[case_id], record) for case_id, record in payload["items"]]
+        return {"records": phase.run_episode(payload["ep_id"], items)}
+    except InputError as exc:
+        return {"stop": [exc.path, exc.field, exc.message]}

@@ -34,7 +34,8 @@ from recallbench.benchmarks.scenemem.results import (
 from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError
-from recallbench.executor import ProcessExecutor, Task, TaskResult
+from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
+from recallbench.executor.shards import parse_shard
 from recallbench.io import write_json_atomic
 from recallbench.run.limits import DEFAULT_TEST_TIMEOUT
 from recallbench.run.lock import run_folder_lock
@@ -66,6 +67,7 @@ class ScenememConfig:
     env_factory: str | None = None
     trust_suite: bool = False
     eval_dirs: list[str] = field(default_factory=list)
+    shard: str | None = None  # "i/N": this run's part of the scenarios (executor.shards)
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -167,9 +169,13 @@ def run_scenemem(
     workers: int,
     resume: bool = False,
     console: Console | None = None,
+    execution: ExecutorSettings | None = None,
 ) -> int:
-    """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load."""
+    """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load.
+
+    ``execution`` says where tests run (default: ``workers`` local processes)."""
     console = console or Console(stderr=True)
+    execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env-factory (both from the command line).
     if is_remote_policy(config.policy):
         check_server(config.policy)  # a served policy: its server must answer now
@@ -179,9 +185,9 @@ def run_scenemem(
         check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
-        _write_manifest(config, run_dir, workers, resume, scenarios)
+        _write_manifest(config, run_dir, execution, resume, scenarios)
         done = completed(run_dir / RUN_LOG)
-        _execute(config, run_dir, workers, scenarios, errors, done, console)
+        _execute(config, run_dir, execution, scenarios, errors, done, console)
         return _finish(config, run_dir, scenarios, errors, done, console)
 
 
@@ -192,6 +198,9 @@ def _load_scenarios(
     if not roots:
         where = f" matching --filter {config.filter!r}" if config.filter else ""
         raise InputError(config.data_dir, None, f"no scenario folders{where}")
+    shard = parse_shard(config.shard)
+    if shard is not None:
+        roots = [r for r in roots if shard.picks(r.name)]
     scenarios: list[Scenario] = []
     errors: dict[str, str] = {}
     for root in roots:
@@ -207,13 +216,18 @@ def _load_scenarios(
 
 
 def _write_manifest(
-    config: ScenememConfig, run_dir: Path, workers: int, resume: bool, scenarios: list[Scenario]
+    config: ScenememConfig,
+    run_dir: Path,
+    execution: ExecutorSettings,
+    resume: bool,
+    scenarios: list[Scenario],
 ) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     if resume:
         manifest = read_manifest(run_dir)
         manifest.setdefault("resumes", []).append(
-            {"command": sys.argv, "workers": workers, "time": _now()}
+            {"command": sys.argv, "workers": execution.workers,
+             "executor": execution.manifest(), "time": _now()}
         )
     else:
         if (run_dir / RUN_LOG).exists():
@@ -221,7 +235,8 @@ def _write_manifest(
         manifest = build_manifest(
             benchmark="scenemem",
             config=asdict(config),
-            workers=workers,
+            workers=execution.workers,
+            executor=execution.manifest(),
             seeds={
                 "run": config.seed,
                 "per_test": "sha256('<run>:<scenario>/<test_id>')[:4] little-endian; in runlog",
@@ -235,7 +250,7 @@ def _write_manifest(
 def _execute(
     config: ScenememConfig,
     run_dir: Path,
-    workers: int,
+    execution: ExecutorSettings,
     scenarios: list[Scenario],
     errors: dict[str, str],
     done: dict[str, dict[str, Any]],
@@ -243,7 +258,8 @@ def _execute(
 ) -> None:
     """Run every test without a record; append each record the moment its test ends."""
     timeout = config.test_timeout or DEFAULT_TEST_TIMEOUT  # a hung policy must not hang the run
-    executor = ProcessExecutor(WORKER_HANDLER, workers, timeout, log_path=run_dir / "workers.log")
+    executor = executor_for(execution, WORKER_HANDLER, timeout=timeout,
+                            log_path=run_dir / "workers.log")
     pending: dict[str, tuple[Scenario, str, int]] = {}
     total = 0
     for scenario in scenarios:
@@ -262,11 +278,16 @@ def _execute(
         TextColumn("{task.fields[last]}"),
         console=console,
     )
-    lost: list[str] = []  # tests whose policy server went away: unrecorded, for --resume
+    # tests whose policy server (or Ray node) went away: unrecorded, for --resume
+    lost: list[str] = []
     with RunLog(run_dir / RUN_LOG) as log, progress, executor:
         bar = progress.add_task("tests", total=total, completed=total - len(pending), last="")
         for result in executor.results():
             scenario, test_id, seed = pending[result.key]
+            if result.lost:  # its machine kept vanishing: nothing said about the policy
+                lost.append(f"{result.key}: {result.error}")
+                progress.update(bar, advance=1, last=f"{result.key}: lost"[:60])
+                continue
             if result.value and "policy_server_lost" in result.value:
                 lost.append(result.value["policy_server_lost"])
                 progress.update(bar, advance=1, last=f"{result.key}: server lost"[:60])
@@ -285,8 +306,8 @@ def _execute(
             progress.update(bar, advance=1, last=f"{result.key}: {status}"[:60])
     if lost:
         print_error(console, f"{len(lost)} test(s) not recorded: {lost[0]}; start the server "
-                             "again and finish with: recallbench scenemem --resume --run-dir "
-                             f"{run_dir}")
+                             "(or the node) again and finish with: recallbench scenemem "
+                             f"--resume --run-dir {run_dir}")
 
 
 def _finish(
@@ -307,7 +328,7 @@ def _finish(
     summary = {
         "by_fixture_type": breakdown(records, "fixture_type"),
         "by_task": breakdown(records, "task"),
-        "scenario_errors": errors,
+        "scenario_errors": dict(sorted(errors.items())),  # not in the order workers found them
         "missing_tests": sorted(keys - set(done)),
     }
     write_json_atomic(run_dir / "summary.json", summary)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from recallbench.benchmarks.findingdory.data import Suite, load_suite
+from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
 from recallbench.benchmarks.findingdory.evaluate import score_records
 from recallbench.benchmarks.findingdory.scoring import NA_REASONS
 from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
 from recallbench.errors import InputError
+from recallbench.executor.shards import Shard, parse_shard
 
 # In the order of recallbench.benchmarks.findingdory.scoring.METRICS (summary.json's order).
 METRICS = (
@@ -47,8 +48,16 @@ def score(given: ScoreInput) -> list[Row]:
             raise InputError(manifest["data"], None, "data changed since the run (sha256 differs)")
     planned = manifest.get("cases")
     cases = suite.cases[:planned] if isinstance(planned, int) else suite.cases
+    if manifest.get("shard"):  # a shard's cases are its part of the first ``limit``
+        cases = planned_cases(suite, manifest.get("limit"), parse_shard(manifest["shard"]))
     return score_records(suite, dict(given.records), scoring=given.scoring,  # type: ignore[arg-type]
                          cases=cases, subset=given.subset)
+
+
+def planned_cases(suite: Suite, limit: int | None, shard: Shard | None) -> list[QACase]:
+    """The cases a run asks about: the first ``limit``, of them ``shard``'s part."""
+    cases = list(suite.cases[:limit] if limit else suite.cases)
+    return [c for c in cases if shard.picks(c.id)] if shard else cases
 
 
 def no_answer(record: Record) -> str | None:

@@ -1,0 +1,272 @@
+"""The Ray backend of the executor: the same keyed tasks, run by actors on a Ray cluster.
+
+Each worker is an actor holding one CPU (spread over the nodes), so per-worker state (a loaded
+policy, the current scenario's env) lives as long as in a local worker process. The driver keeps
+what the local executor keeps: it alone receives results (and so stays the only writer of the
+run log), it enforces the per-task wall-clock limit (by killing the actor), and it replaces dead
+workers. What differs is who is at fault when a worker vanishes:
+
+- its worker process died while its node lives (the agent segfaulted or called ``os._exit``): the
+  task fails, as it does locally;
+- its node (or the node's raylet) is gone, or the actor became unreachable: infrastructure, not
+  the agent. The task goes back in the queue for another worker, at most ``retries`` times, then
+  comes back ``lost`` (nothing recorded; ``--resume`` runs it again).
+
+Tasks are deterministic in their payload, so a retried task returns what the first attempt would
+have. Paths in payloads must mean the same on every node (one machine, or a shared filesystem).
+Ray is the optional ``ray`` extra, imported only here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recallbench.errors import UsageError
+from recallbench.executor.local import import_handler, take_output
+from recallbench.executor.pool import TaskPool
+from recallbench.executor.task import Task, TaskResult
+
+# How often one task may be lost to infrastructure before it is given back unrun.
+DEFAULT_RETRIES = 3
+# Actors failing in their constructor this many times in a row mean a broken setup.
+MAX_STARTUP_FAILURES = 3
+# With nothing running and no worker ready for this long, the cluster has no room for us.
+NO_WORKER_TIMEOUT = 600.0
+# Environment a worker needs to render as the driver does (headless GL backend).
+FORWARDED_ENV = ("MUJOCO_GL", "PYOPENGL_PLATFORM")
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ImportError(
+            "--executor ray needs Ray: pip install 'recallbench[ray]'"
+        ) from None
+    return ray
+
+
+class _Runner:
+    """The actor body: imports the handler once, runs tasks, returns their captured output."""
+
+    def __init__(self, handler_ref: str) -> None:
+        # Keep simulator chatter out of Ray's console stream: it goes back with each result
+        # and the driver appends it to the run folder's log.
+        fd, self.spool = tempfile.mkstemp(prefix="recallbench-worker-", suffix=".spool")
+        os.close(fd)
+        # O_APPEND: after the spool is emptied, writes start again at its beginning.
+        fd = os.open(self.spool, os.O_WRONLY | os.O_APPEND)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        self.handler = import_handler(handler_ref)
+
+    def node(self) -> str:
+        import ray
+
+        return ray.get_runtime_context().get_node_id()
+
+    def run(self, key: str, payload: Any) -> tuple[Any, str | None, float, bytes]:
+        start = time.perf_counter()
+        try:
+            value, error = self.handler(payload), None
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
+            tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            value, error = None, f"handler raised {tb}"
+        wall = time.perf_counter() - start
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        return value, error, wall, take_output(self.spool, key)
+
+
+@dataclass
+class _Worker:
+    actor: Any
+    ready_ref: Any
+    node: str | None = None
+    task: Task | None = None
+    ref: Any = None
+    started: float = 0.0
+
+
+class RayExecutor(TaskPool):
+    """``workers`` actors on the cluster at ``address`` ("auto", "host:port", or None to start
+    Ray on this machine), each task limited to ``timeout`` s of wall clock once dispatched."""
+
+    def __init__(
+        self,
+        handler: str,
+        workers: int = 1,
+        timeout: float | None = None,
+        log_path: str | Path | None = None,
+        address: str | None = None,
+        retries: int = DEFAULT_RETRIES,
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        self.ray = import_ray()
+        self.handler = handler
+        self.workers = workers
+        self.timeout = timeout
+        self.log_path = str(log_path) if log_path else None
+        self.retries = retries
+        super().__init__()
+        self._lost: dict[str, int] = {}
+        self._startup_failures = 0
+        self._idle_since = time.monotonic()
+        self._owns_ray = False
+        if not self.ray.is_initialized():
+            env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
+            try:
+                self.ray.init(
+                    address=address,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    configure_logging=False,
+                    runtime_env={"env_vars": env} if env else None,
+                )
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = f"the Ray cluster at {address}" if address else "a local Ray"
+                raise UsageError("--address", f"cannot start or reach {where}: "
+                                              f"{_first_line(exc)}") from None
+            self._owns_ray = True
+        self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0,
+                                            scheduling_strategy="SPREAD")(_Runner)
+
+    def _new_worker(self) -> _Worker:
+        actor = self._actor_class.remote(self.handler)
+        return _Worker(actor, actor.node.remote())
+
+    def _dispatch(self) -> None:
+        for w in self._pool:
+            if w.node is not None and w.task is None and self._queue:
+                task = self._queue.popleft()
+                w.task, w.started = task, time.perf_counter()
+                w.ref = w.actor.run.remote(task.key, task.payload)
+
+    def _wait_once(self) -> Iterator[TaskResult]:
+        refs = {}
+        for w in self._pool:
+            if w.task is not None:
+                refs[w.ref] = w
+            elif w.node is None:  # still starting
+                refs[w.ready_ref] = w
+        timeout = 5.0  # wake up now and then: node deaths, starved pools
+        if self.timeout is not None and self._busy():
+            first = min(w.started for w in self._busy()) + self.timeout
+            timeout = min(timeout, max(0.0, first - time.perf_counter()))
+        done, _ = self.ray.wait(list(refs), num_returns=1, timeout=timeout) if refs else ([], [])
+        for ref in done:
+            w = refs[ref]
+            if w.task is None:
+                self._on_ready(w)
+            else:
+                result = self._on_result(w)
+                if result is not None:
+                    yield result
+        if self.timeout is not None:
+            now = time.perf_counter()
+            for w in list(self._busy()):
+                if now - w.started >= self.timeout:
+                    task = w.task
+                    self._retire(w)
+                    yield TaskResult(task.key, error=f"timeout: exceeded {self.timeout:g} s "
+                                     "wall clock", wall_time=now - w.started)
+        self._check_starved()
+
+    def _on_ready(self, w: _Worker) -> None:
+        try:
+            w.node = self.ray.get(w.ready_ref)
+            self._startup_failures = 0
+        except self.ray.exceptions.RayError as exc:
+            self._retire(w)
+            if not self._infrastructure(exc, w):
+                self._startup_failures += 1
+                if self._startup_failures >= MAX_STARTUP_FAILURES:
+                    self.close()
+                    raise RuntimeError(f"Ray workers die during startup ({_first_line(exc)})"
+                                       ) from None
+
+    def _on_result(self, w: _Worker) -> TaskResult | None:
+        task = w.task
+        assert task is not None
+        try:
+            value, error, wall, output = self.ray.get(w.ref)
+        except self.ray.exceptions.RayError as exc:
+            wall = time.perf_counter() - w.started
+            self._retire(w)
+            if not self._infrastructure(exc, w):
+                return TaskResult(task.key, error=f"worker process died ({_first_line(exc)})",
+                                  wall_time=wall)
+            lost = self._lost[task.key] = self._lost.get(task.key, 0) + 1
+            self._append_output(f"[recallbench] {task.key}: its Ray worker was lost with its "
+                                f"node ({_first_line(exc)}); attempt {lost} of "
+                                f"{self.retries + 1}\n".encode())
+            if lost <= self.retries:
+                self._queue.appendleft(task)  # another worker takes it
+                return None
+            return TaskResult(task.key, error=f"lost to infrastructure {lost} times",
+                              wall_time=wall, lost=True)
+        w.task, w.ref = None, None
+        self._idle_since = time.monotonic()
+        self._append_output(output)
+        return TaskResult(task.key, value, error, wall)
+
+    def _infrastructure(self, exc: BaseException, w: _Worker) -> bool:
+        """Was the worker lost with its node (or unreachable), rather than killed by its task?"""
+        exceptions = self.ray.exceptions
+        if isinstance(exc, exceptions.ActorUnavailableError):
+            return True  # the node stopped answering; its raylet would report a mere crash
+        if isinstance(exc, exceptions.RayTaskError):
+            return False  # the constructor raised: a setup error, not a lost node
+        text = str(exc)
+        if "node has died" in text or "owner has died" in text:
+            return True
+        return w.node is not None and not self._node_alive(w.node)
+
+    def _node_alive(self, node: str) -> bool:
+        with contextlib.suppress(Exception):
+            return any(n["NodeID"] == node and n["Alive"] for n in self.ray.nodes())
+        return True
+
+    def _check_starved(self) -> None:
+        if any(w.node is not None for w in self._pool) or self._busy():
+            self._idle_since = time.monotonic()
+        elif time.monotonic() - self._idle_since > NO_WORKER_TIMEOUT:
+            self.close()
+            raise RuntimeError(f"no Ray worker started in {NO_WORKER_TIMEOUT:g} s: does the "
+                               "cluster have a free CPU?")
+
+    def _retire(self, w: _Worker) -> None:
+        with contextlib.suppress(Exception):
+            self.ray.kill(w.actor, no_restart=True)
+        if w in self._pool:
+            self._pool.remove(w)
+
+    def _append_output(self, output: bytes) -> None:
+        if output and self.log_path:
+            with open(self.log_path, "ab") as log:
+                log.write(output)
+
+    def close(self) -> None:
+        for w in list(self._pool):
+            self._retire(w)
+        if self._owns_ray:
+            with contextlib.suppress(Exception):
+                self.ray.shutdown()
+            self._owns_ray = False
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
