@@ -176,9 +176,9 @@ def plot(report: dict[str, Any], png: Path) -> None:
     gx = np.arange(len(groups))
     width = 0.8 / len(agents)
     for k, a in enumerate(agents):
-        vals = [100 * (report["agents"][a]["groups"].get(g, {}).get("rate") or 0.0)
-                for g in groups]
-        ax2.bar(gx + (k - (len(agents) - 1) / 2) * width, vals, width, label=a)
+        by_group = [100 * (report["agents"][a]["groups"].get(g, {}).get("rate") or 0.0)
+                    for g in groups]
+        ax2.bar(gx + (k - (len(agents) - 1) / 2) * width, by_group, width, label=a)
     ax2.axhline(100 * SHORTCUT_LIMIT, color="tab:red", ls="--", lw=1)
     labels = [f"{g}\n(n={report['fixture_mix'][g]['n']})" for g in groups]
     ax2.set_xticks(gx, labels, fontsize=8)

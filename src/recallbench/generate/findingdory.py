@@ -105,7 +105,8 @@ def _act_day(work: Path, seed: int, index: int, knobs: FindingDoryKnobs) -> tupl
         env = HomeEnv(seed=world_seed, style=style, kind="home", n_objects=_n_objects(knobs))
         try:
             size = (knobs.width, knobs.height)
-            video = {"preset": knobs.video_preset, "x264_params": knobs.video_x264_params}
+            video: dict[str, Any] = {"preset": knobs.video_preset,
+                                     "x264_params": knobs.video_x264_params}
             sub_path = work / f"video_{knobs.subsample}.mp4"
             with (
                 VideoWriter(work / "video.mp4", knobs.fps, *size, **video) as full,

@@ -190,6 +190,7 @@ class DayRunner:
                 )
 
     def pick(self, leg: Leg) -> None:
+        assert leg.obj is not None  # a pick leg names its object
         env, pose = self.env, self.env.base_pose()
         before = self._free_objects()
         obj = body_pos(env, leg.obj)
@@ -210,6 +211,7 @@ class DayRunner:
         self._check_undisturbed(before, leg.obj)
 
     def place(self, leg: Leg, meta: dict) -> None:
+        assert leg.obj is not None and leg.spot is not None  # a place leg names both
         env, pose = self.env, self.env.base_pose()
         before = self._free_objects()
         held = env.held_body()

@@ -149,7 +149,9 @@ def _probe_fixture(f: dict) -> dict[str, Any]:
 def candidate_probes(day: Day, max_steps: int) -> list[dict[str, Any]]:
     """find_target for each object put into a door fixture that is still there; then
     find_distractor for unique objects that sat in such a fixture all along."""
-    o, tests, used = day.o, [], set()
+    o = day.o
+    tests: list[Any] = []
+    used: set[Any] = set()
     for t in day.tasks:
         if t.kind != "pick_place" or not t.success:
             continue

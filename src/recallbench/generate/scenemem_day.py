@@ -129,7 +129,7 @@ class Day:
                  if f["type"] in self.knobs.destinations and f["name"] not in self.filled]
         objs = [o for o in self.env.world_meta["objects"]
                 if o["name"] in self.unique and o["name"] not in self.moved]
-        cands = []
+        cands: list[Any] = []
         for o in objs:
             src = self.o.where_is(o["name"])
             if src is None or (src in self.fixtures
