@@ -49,6 +49,9 @@ def main(out: Path) -> None:
                                      mutation_scale=8, lw=0.5 + 0.04 * min(count, 40),
                                      color="#8a8a8a", alpha=0.55,
                                      connectionstyle="arc3,rad=0.08"))
+    bx, by = centre["base"]
+    ax.text(bx + 1.05, by, "every layer may import these (arrows not drawn)", ha="left",
+            va="center", fontsize=7.5, color="dimgray")
     ax.set_xlim(0, 11.5)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.axis("off")
