@@ -103,12 +103,9 @@ def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> Path:
     manifest.pop("resumes", None)
     manifest["merged_from"] = [{"dir": str(d.resolve()), "shard": str(s),
                                 "executor": m.get("executor")} for d, m, s in runs]
-    if benchmark == "scenemem":
-        _merge_scenemem(runs, records, manifest, out)
-    elif benchmark == "findingdory":
-        manifest["cases"] = sum(m.get("cases") or 0 for _, m, _ in runs)
-    else:
+    if benchmark not in MERGERS:
         raise InputError(runs[0][0] / "manifest.json", "benchmark", f"cannot merge {benchmark!r}")
+    MERGERS[benchmark](runs, records, manifest, out)
     out.mkdir(parents=True, exist_ok=True)
     write_manifest(out, manifest)
     with RunLog(out / RUNLOG) as log:
@@ -168,3 +165,13 @@ def _merge_scenemem(runs: list[tuple[Path, dict[str, Any], Shard]],
         "scenario_errors": dict(sorted(errors.items())),
         "missing_tests": sorted(missing),
     })
+
+
+def _merge_findingdory(runs: list[Any], records: dict[str, dict[str, Any]],
+                       manifest: dict[str, Any], out: Path) -> None:
+    manifest["cases"] = sum(m.get("cases") or 0 for _, m, _ in runs)
+
+
+# What each benchmark's runner needs joined beyond the records (registered per benchmark, like
+# run.compare.RUNNERS): SceneMem's runner summary, FindingDory's planned case count.
+MERGERS = {"scenemem": _merge_scenemem, "findingdory": _merge_findingdory}

@@ -83,16 +83,15 @@ def load_source(path: str | Path) -> Source:
 
 
 def privileged_reason(run: RunRef) -> str | None:
-    """Why this agent's numbers are not a memory result (it reads ground truth), or None."""
+    """Why this agent's numbers are not a memory result (it reads ground truth), or None: told
+    by what its run recorded (a privileged flag, captions from annotations, its class)."""
     m = run.manifest or {}
     target = run.target or ""
-    if run.benchmark == "findingdory":
-        kwargs = json.dumps(m.get("agent_kwargs") or {}) + json.dumps(m.get("agent_manifest") or {})
-        if m.get("agent_privileged"):
-            return "reads the ground-truth answers (privileged oracle)"
-        if "annotation" in kwargs:
-            return "its text memory is captions made from the episode's ground-truth annotations"
-        return None
+    settings = json.dumps(m.get("agent_kwargs") or {}) + json.dumps(m.get("agent_manifest") or {})
+    if m.get("agent_privileged"):
+        return "reads the ground-truth answers (privileged oracle)"
+    if "annotation" in settings:
+        return "its text memory is captions made from the episode's ground-truth annotations"
     if "Privileged" in target:
         return "reads the answer from eval_spec.json (the ceiling)"
     if "HierarchicalSubtasks" in target:
