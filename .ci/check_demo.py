@@ -1,6 +1,7 @@
-"""Checks the main job's report as a user would read it: both benchmarks scored (n > 0), and each
+"""Checks the main job's report as a user would read it: both benchmarks scored (n > 0), each
 privileged oracle at its ceiling (FindingDory: within 1 point of the suite's solvable share;
-SceneMem: 95% or more). Exit 1 naming what is off."""
+SceneMem: 95% or more), and each memory agent's paired gain over its memoryless baseline with a
+95% interval above zero (the demo's suites are sized for it). Exit 1 naming what is off."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from pathlib import Path
 import numpy as np
 
 from recallbench.benchmarks.findingdory.data import load_suite
+from recallbench.report.viewer.site import read_overview
+
+# benchmark -> the memory agent whose gain over the memoryless baseline must exclude zero
+MEMORY_AGENTS = {"scenemem": "hierarchical", "findingdory": "text-memory"}
 
 
 def solvable_at(case, k: int) -> bool:
@@ -48,10 +53,29 @@ def main(demo: Path) -> int:
         if abs(oracle["findingdory"] - solvable) > 0.01:
             problems.append(f"findingdory: oracle HL-SR {oracle['findingdory']:.1%} vs solvable "
                             f"share {solvable:.1%}")
+    problems += gain_problems(demo)
     for p in problems:
         print(f"check_demo: {p}", file=sys.stderr)
     print(f"check_demo: oracle {oracle}; {'FAILED' if problems else 'ok'}")
     return 1 if problems else 0
+
+
+def gain_problems(demo: Path) -> list[str]:
+    """The report's paired gains (the viewer's overview, which report.html shows)."""
+    overview = read_overview(demo / "comparison" / "viewer") or {}
+    problems = []
+    for bench, agent in MEMORY_AGENTS.items():
+        paired = ((overview.get("benchmarks") or {}).get(bench) or {}).get("paired") or {}
+        gain = next((g for g in paired.get("gains") or [] if g.get("agent") == agent), None)
+        if gain is None or gain.get("lo") is None:
+            problems.append(f"{bench}: no paired gain of {agent} in the report")
+        elif gain["lo"] <= 0:
+            problems.append(f"{bench}: {agent} - {gain['baseline']} = {gain['diff']:+.3f} "
+                            f"[{gain['lo']:+.3f}, {gain['hi']:+.3f}] does not exclude zero")
+        else:
+            print(f"check_demo: {bench}: {agent} - {gain['baseline']} on {paired['metric']} = "
+                  f"{gain['diff']:+.3f} [{gain['lo']:+.3f}, {gain['hi']:+.3f}], n={gain['n']}")
+    return problems
 
 
 if __name__ == "__main__":

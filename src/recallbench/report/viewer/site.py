@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench import __version__
+from recallbench.report.runs import run_seed
 from recallbench.report.viewer import findingdory_cases, scenemem_cases
 from recallbench.report.viewer.overview import benchmark_overview
 from recallbench.report.viewer.sources import RunRef, Source, load_source, privileged_reason
@@ -126,8 +127,11 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
         _put(data / f"{name}.js", name, details[start:start + CASE_CHUNK])
     benchmarks: dict[str, Any] = {}
     for bench, cases in by_bench.items():
-        agents = [r.agent for r in source.runs if r.benchmark == bench and r.status == "ok"]
-        benchmarks[bench] = benchmark_overview(bench, agents, cases)
+        runs = [r for r in source.runs if r.benchmark == bench and r.status == "ok"]
+        # the runs' own bootstrap seed, so the viewer's intervals equal `recallbench score`'s
+        seed = run_seed(runs[0].manifest or {}) if runs else 0
+        agents = [r.agent for r in runs]
+        benchmarks[bench] = benchmark_overview(bench, agents, cases, seed=seed)
         benchmarks[bench]["matrix_chunks"] = _write_matrix(data, bench, agents, rows)
         benchmarks[bench]["facts"] = facts.get(bench, {})
     for bench in {r.benchmark for r in source.runs} - set(benchmarks):
