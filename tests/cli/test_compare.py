@@ -179,9 +179,10 @@ def small_demo(monkeypatch):
     monkeypatch.setattr(demo, "DEMO_SCENEMEM_SCENARIOS", 1)
     monkeypatch.setitem(demo.DEMO_SCENEMEM_KNOBS, "tasks", 2)
     monkeypatch.setitem(demo.DEMO_SCENEMEM_KNOBS, "pick_place", 1)
+    monkeypatch.setattr(demo, "DEMO_FINDINGDORY_EPISODES", 1)
     monkeypatch.setattr(demo, "DEMO_FINDINGDORY_KNOBS", {
-        "interactions": 2, "steps": 800, "rooms": 1, "width": 120, "height": 160,
-        "subsample": 24, "distractors": 4})
+        "interactions": 2, "interactions_spread": 0, "steps": 1600, "width": 120,
+        "height": 160, "subsample": 24, "distractors": 4})
     monkeypatch.setattr(demo, "DEMO_FRAMES", 24)
     # the embedding model is tested elsewhere: here the demo must say it leaves text-memory out
     monkeypatch.setattr("recallbench.agents.embeddings.embeddings_available", lambda: False)

@@ -40,7 +40,9 @@ def rate(successes: Sequence[float]) -> dict[str, Any]:
     denom = 1 + Z95**2 / n
     centre = (p + Z95**2 / (2 * n)) / denom
     half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
-    return {"rate": p, "lo": max(0.0, centre - half), "hi": min(1.0, centre + half), "n": n}
+    # the interval holds its rate even where rounding puts an end a hair past it (p = 0 or 1)
+    lo, hi = min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
+    return {"rate": p, "lo": lo, "hi": hi, "n": n}
 
 
 def check(name: str, value: float, limit: float, passed: bool) -> dict[str, Any]:

@@ -162,8 +162,9 @@ def plot(report: dict[str, Any], png: Path) -> None:
     for k, metric in enumerate(report["metrics"]):
         rs = [report["agents"][a][metric]["overall"] for a in agents]
         vals = np.array([100 * (r["rate"] or 0.0) for r in rs])
-        err = np.array([[100 * ((r["rate"] or 0) - (r["lo"] or 0)) for r in rs],
-                        [100 * ((r["hi"] or 0) - (r["rate"] or 0)) for r in rs]])
+        # an interval's end can sit a rounding error past its rate (0 or 1): never negative
+        err = np.maximum(0.0, np.array([[100 * ((r["rate"] or 0) - (r["lo"] or 0)) for r in rs],
+                                        [100 * ((r["hi"] or 0) - (r["rate"] or 0)) for r in rs]]))
         ax1.bar(x + (k - 0.5) * 0.38, vals, 0.38, yerr=err, capsize=3, label=metric)
     ax1.axhline(100 * SHORTCUT_LIMIT, color="tab:red", ls="--", lw=1, label="shortcut limit")
     ax1.axhline(100 * ORACLE_FLOOR, color="tab:green", ls=":", lw=1, label="oracle floor")

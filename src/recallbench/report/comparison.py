@@ -55,6 +55,7 @@ def score_agent(bench: str, run: AgentRun, out: Path, seed: int) -> AgentResult:
     if summary["cases_recorded"] == 0:  # nothing ran (e.g. no scenario loaded): not 0%
         why = summary["warnings"][0] if summary["warnings"] else "the suite has no cases"
         result.status, result.note = "failed", f"no case ran: {why} (see the run folder)"
+        result.metrics = {}
     elif summary["no_answer"] >= summary["cases_recorded"]:  # a broken agent, not 0%
         result.status, result.note = "failed", f"every case: {summary['warnings'][0]}"
     return result

@@ -256,7 +256,7 @@ def test_ll_policies_load_by_name_or_module_path():
     assert custom.goal_radius == 0.3
     with pytest.raises(ValueError, match="unknown agent 'teleport'"):
         load_ll_policy("teleport")
-    with pytest.raises(ValueError, match="lacks reset"):
+    with pytest.raises(ValueError, match=r"has no reset\(\) and act\(\)"):
         load_ll_policy("collections:OrderedDict")
 
 
