@@ -46,6 +46,7 @@ class PreparedFrames:
         self._items: OrderedDict[str, str] = OrderedDict()
         self.encodes = 0
         self.hits = 0
+        self.disk_error: str | None = None  # the last failed cache write, if any
 
     def data_urls(self, source: Any, size: ImageSize, time_of: Callable[[int], str | None],
                   fmt: str, quality: int) -> list[str] | None:
@@ -84,7 +85,10 @@ class PreparedFrames:
         self.encodes += 1
         self._remember(key, url)
         if self.disk is not None:
-            self.disk.put(key, {"url": url})
+            try:
+                self.disk.put(key, {"url": url})
+            except OSError as exc:  # a full or read-only cache costs the entry, never the frame
+                self.disk_error = f"{type(exc).__name__}: {exc}"
         return url
 
     def _remember(self, key: str, url: str) -> None:
