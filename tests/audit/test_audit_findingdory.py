@@ -38,6 +38,7 @@ def val_audit(tmp_path_factory) -> tuple[int, dict, Path]:
     return status, json.loads((out / "audit.json").read_text()), out
 
 
+@pytest.mark.slow
 def test_shipped_reference_is_what_the_val_file_gives():
     shipped = load_reference()
     assert REFERENCE_PATH.is_file() and shipped["scoring"] == "published"
@@ -45,6 +46,7 @@ def test_shipped_reference_is_what_the_val_file_gives():
     assert compute_reference(VAL) == shipped
 
 
+@pytest.mark.slow
 def test_audit_of_val_reproduces_the_published_figures(val_audit):
     status, report, out = val_audit
     assert status == 0
@@ -72,6 +74,7 @@ def _write(tmp_path: Path, rows: list[dict], name: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_recency_shortcut_fails_the_audit(tmp_path, val_rows, capsys):
     # the last frame made valid for every goal: what a day ending beside its last object does
     leaky = [{**r, "answer": [sorted(set(s) - {-1} | {95}) for s in r["answer"]]}
@@ -85,6 +88,7 @@ def test_a_recency_shortcut_fails_the_audit(tmp_path, val_rows, capsys):
     assert "fails" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_skewed_category_mix_fails_and_small_suites_are_not_judged(tmp_path, val_rows, capsys):
     skewed = [r for r in val_rows if r["low_level_category"] != "Interaction Order"]
     out = tmp_path / "skewed"
@@ -103,6 +107,7 @@ def test_a_skewed_category_mix_fails_and_small_suites_are_not_judged(tmp_path, v
     assert "too small to judge" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_wider_windows_fail_the_width_check(tmp_path, val_rows):
     # every single-goal Interaction Order window grown by 4 frames each side
     wide = []

@@ -14,6 +14,8 @@ from recallbench.audit import scenemem as audit_scenemem
 from recallbench.errors import InputError
 from support.kitchen import search_order_suite
 
+pytestmark = pytest.mark.slow  # real rollouts or generation: minutes, not seconds
+
 pytest.importorskip("recallbench.world.env")
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 
-pytestmark = pytest.mark.timeout(600)
+# a real generated episode: slow lane
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 KNOBS = FindingDoryKnobs(interactions=3, interactions_spread=0, steps=1500, width=96,
                          height=128, distractors=4, revisits=1)

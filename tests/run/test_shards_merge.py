@@ -55,6 +55,7 @@ def fd_runs(tmp_path_factory) -> dict[str, Path]:
     return runs
 
 
+@pytest.mark.slow
 def test_findingdory_shards_partition_the_cases_and_merge_to_the_unsharded_run(fd_runs, tmp_path):
     parts = [keys(fd_runs[f"{i}/3"]) for i in (1, 2, 3)]
     assert all(parts), "a shard ran nothing: the test would prove little"
@@ -73,12 +74,14 @@ def test_findingdory_shards_partition_the_cases_and_merge_to_the_unsharded_run(f
     assert sorted(m["shard"] for m in merged_manifest["merged_from"]) == ["1/3", "2/3", "3/3"]
 
 
+@pytest.mark.slow
 def test_a_shard_resumes_only_as_the_same_shard(fd_runs):
     proc = findingdory(fd_runs["1/3"], "--resume", "--shard", "2/3", check=None)
     one_line_error(proc, "shard", "1/3", "2/3")
     findingdory(fd_runs["1/3"], "--resume", "--shard", "1/3")  # nothing left: still fine
 
 
+@pytest.mark.slow
 def test_merge_refuses_missing_duplicate_foreign_and_differing_shards(fd_runs, tmp_path):
     s1, s2, s3 = (str(fd_runs[f"{i}/3"]) for i in (1, 2, 3))
     one_line_error(cli("merge", s1, s3, "--out", str(tmp_path / "a"), check=None),
@@ -109,6 +112,7 @@ def scenemem(data: Path, out: Path, *extra: str) -> None:
         str(out), "--max_steps", "40", "--workers", "2", "--env_factory", MINI_FACTORY, *extra)
 
 
+@pytest.mark.slow
 def test_scenemem_shards_merge_to_the_unsharded_results_and_summary(tmp_path):
     data = tmp_path / "data"
     for n in range(4):
