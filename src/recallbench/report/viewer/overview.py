@@ -21,17 +21,13 @@ SLICES = {
     "scenemem": {"category": "object category", "group": "task", "kind": "fixture type"},
     "findingdory": {"category": "category", "group": "group", "kind": "template"},
 }
-def _metric_values(bench: str, row: Mapping[str, Any], detail: Mapping[str, Any]) -> dict:
-    return dict(detail.get("metrics") or {})
-
-
 def benchmark_overview(bench: str, agents: Sequence[str],
                        cases: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
                        seed: int = 0) -> dict[str, Any]:
     """``cases``: (row, detail) pairs of every agent of this benchmark."""
     per_agent: dict[str, list[tuple[Mapping[str, Any], dict]]] = {a: [] for a in agents}
     for row, detail in cases:
-        per_agent.setdefault(row["agent"], []).append((row, _metric_values(bench, row, detail)))
+        per_agent.setdefault(row["agent"], []).append((row, dict(detail.get("metrics") or {})))
     benchmark = get_benchmark(bench)
     metrics = [m for m in benchmark.metric_names() if any(m in v and v[m] is not None
                                              for rows in per_agent.values() for _, v in rows)]
