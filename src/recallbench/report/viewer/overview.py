@@ -21,6 +21,8 @@ SLICES = {
     "scenemem": {"category": "object category", "group": "task", "kind": "fixture type"},
     "findingdory": {"category": "category", "group": "group", "kind": "template"},
 }
+
+
 def benchmark_overview(bench: str, agents: Sequence[str],
                        cases: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
                        seed: int = 0) -> dict[str, Any]:
