@@ -90,3 +90,4 @@ def test_the_category_quota_is_unbiased():
     n = sum(sums.values())
     tv = 0.5 * sum(abs(sums[c] / n - VAL_CATEGORY_COUNTS[c] / total) for c in sums)
     assert tv <= 0.05
+

@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f = sub.add_parser("findingdory", help="FindingDory episodes and QA files")
     _common(f)
     f.add_argument("--interactions", type=int, default=None,
-                   help="pick-and-place per day (default: 3..7, drawn per day)")
+                   help="pick-and-place per day (default: 2..11 drawn per day, as in val)")
     f.add_argument("--steps", type=int, default=None, help="frames in the day (default 4000)")
     f.add_argument("--width", type=int, default=None)
     f.add_argument("--height", type=int, default=None)

@@ -8,14 +8,15 @@ frames (the robot waits) fill the day up to ``steps`` frames.
 The plan is made first (``findingdory_plan``: which object goes where, when the robot wanders,
 revisits, and where it walks after its last chore), its length in steps is measured by dry runs,
 and the spare steps are spread as idle time: looking at a receptacle before picking from it,
-looking at an object just put down, and resting in rooms between chores and at the end of the
-day. The clock does not run linearly: each day starts and ends at its own time and its pace
-changes from stretch to stretch (``day_clock``), so a frame's index does not tell its time;
-every frame keeps its true time of day.
+looking at an object just put down, and resting in rooms between chores. The clock does not run
+linearly: each day starts near 06:00, lasts its own number of hours and changes pace from
+stretch to stretch (``day_clock``), so a frame's index does not tell its time; every frame
+keeps its true time of day.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -25,9 +26,11 @@ from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, Pl
 from recallbench.generate.findingdory_runner import DayRunner, FrameSink, settle
 from recallbench.world.env import HomeEnv
 
-# The clock: each day starts and ends within these bounds (minutes after midnight) ...
-DAY_START_RANGE = (5 * 60, 8 * 60 + 30)
-DAY_END_RANGE = (19 * 60 + 30, 23 * 60)
+# The clock: each day starts near 06:00 (minutes after midnight) and lasts 1.5 to 13 hours,
+# as the public set's days do (its stamped times put their ends 2.3-11 h after 06:00 for the
+# 10th-90th percentile, median 6.6 h: a day lasts as long as its chores) ...
+DAY_START_RANGE = (5 * 60 + 30, 6 * 60 + 30)
+DAY_SPAN_RANGE = (90, 13 * 60)
 # ... and runs in 6..12 stretches whose paces differ by a log-normal factor (sigma below).
 PACE_STRETCHES = (6, 12)
 PACE_SIGMA = 0.7
@@ -113,12 +116,13 @@ def _minute_text(minute: float) -> str:
 def day_clock(frames: int, rng: np.random.Generator) -> tuple[list[str], dict]:
     """Time of day "HH:MM" of every frame, and the clock's parameters.
 
-    FindingDory's protocol runs the clock linearly from 06:00 to 22:00; here each day draws its
-    start and end, and the minutes per frame change between stretches of the day, so that the
-    time named in a question cannot be turned into a frame index without watching the video.
+    FindingDory's protocol nominally runs the clock linearly from 06:00 to 22:00, though its
+    days end when their chores do; here each day draws its start and its length, and the minutes
+    per frame change between stretches of the day, so that the time named in a question cannot
+    be turned into a frame index without watching the video.
     """
     start = rng.uniform(*DAY_START_RANGE)
-    end = rng.uniform(*DAY_END_RANGE)
+    end = start + rng.uniform(*DAY_SPAN_RANGE)
     stretches = int(rng.integers(PACE_STRETCHES[0], PACE_STRETCHES[1] + 1))
     stretches = max(1, min(stretches, frames))
     cuts = np.sort(rng.choice(np.arange(1, frames), size=stretches - 1, replace=False)) \
@@ -152,26 +156,33 @@ def _fit(planner: Planner, legs: list[Leg], steps: int) -> tuple[list[Leg], int]
 
 
 def idle_schedule(
-    legs: list[Leg], spare: int, rng: np.random.Generator
+    legs: list[Leg], spare: int, rng: np.random.Generator, floor: int = 0
 ) -> dict[tuple[int, str], int]:
     """Idle frames per (leg index, "before" | "after"), summing to at most ``spare``.
 
-    Three pools, their shares drawn around ``IDLE_SHARES``: before each pick (the robot looks
-    at the receptacle it will pick from), after each place (it looks at what it put down), and
-    rests (at the start, at the end of each walk into a room, and at the end of the day). Each
-    pool is split among its slots at random."""
+    Every pick (the robot looks at the receptacle before picking from it), every place (it
+    looks at what it put down) and the end of the day first get ``floor`` frames, so that
+    each shows in a frame of the subsampled video (the public set's days show every object
+    they moved). The rest goes to three pools, their shares drawn around ``IDLE_SHARES``: more
+    looking before picks, more looking after places, and resting in the rooms the robot
+    wanders into between chores (at the start and the end of the day only when it wanders
+    nowhere, since the public set's days start and end with their chores). Each pool is split
+    among its slots at random."""
     picks = [(i, "before") for i, leg in enumerate(legs) if leg.kind == "pick"]
     places = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "place"]
-    rests = [(-1, "after")] + [(i, "after") for i, leg in enumerate(legs)
-                               if leg.kind in ("room", "away")]
+    ends = [(-1, "after")] + [(i, "after") for i, leg in enumerate(legs) if leg.kind == "away"]
+    rests = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "room"] or ends
+    floored = picks + places + ends[1:]
+    floor = min(floor, spare // max(1, 2 * len(floored)))  # floors take at most half the spare
+    out: dict[tuple[int, str], int] = dict.fromkeys(floored, floor)
+    left = spare - floor * len(floored)
     shares = rng.dirichlet(IDLE_SHARES * IDLE_CONCENTRATION)
-    out: dict[tuple[int, str], int] = {}
     for pool, share in zip((picks, places, rests), shares, strict=True):
         if not pool:
             continue
-        split = np.floor(rng.dirichlet(np.full(len(pool), SLOT_CONCENTRATION)) * share * spare)
-        split = split.astype(int)
-        out.update(zip(pool, split.tolist(), strict=True))
+        split = np.floor(rng.dirichlet(np.full(len(pool), SLOT_CONCENTRATION)) * share * left)
+        for slot, extra in zip(pool, split.astype(int).tolist(), strict=True):
+            out[slot] = out.get(slot, 0) + extra
     return out
 
 
@@ -219,7 +230,9 @@ def run_day(
     """
     settle(env)
     legs, spare = _fit(Planner(env), plan_day(env, knobs, rng), knobs.steps)
-    idle = idle_schedule(legs, spare, rng)
+    # a look lasts at least 1.5 strides of the subsampled video, so it shows in an offered frame
+    floor = math.ceil(1.5 * knobs.steps / knobs.subsample)
+    idle = idle_schedule(legs, spare, rng, floor)
     runner = DayRunner(env, knobs, sink)
     runner.record()  # frame 0: the robot at its start pose
     interactions, visits = _act(runner, legs, idle, env.world_meta)

@@ -35,8 +35,8 @@ class FindingDoryKnobs:
     (measured on a generated 240x320 day).
     """
 
-    interactions: int = 5
-    interactions_spread: int = 2
+    interactions: int = 7  # 7 +- 5 clipped: uniform over 2..11, as in the public set
+    interactions_spread: int = 5
     steps: int = 4000
     distractors: int = 6
     revisits: int = 1

@@ -5,6 +5,7 @@ navigation grid, so the day's idle time can be set before acting it out)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -224,13 +225,14 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
             if leg is not None:
                 at = next(i for i, leg in enumerate(legs) if leg.interaction == k)
                 legs.insert(at, leg)
-    # away from the chores: a room the day did not use if there is one, else any room but
-    # the one of the last placement
-    used = {leg.room for leg in legs if leg.kind in ("pick", "place")}
-    names = [r["name"] for r in meta["rooms"]]
-    elsewhere = [n for n in names if n not in used] or [n for n in names if n != legs[-1].room]
+    # away from the chores: a room the day used least (not at all if it can), never the one
+    # of the last placement, so the day's last frames show little it interacted with
+    chores = Counter(leg.room for leg in legs if leg.kind in ("pick", "place"))
     last_place = next(leg for leg in reversed(legs) if leg.kind == "place")
-    elsewhere = [n for n in elsewhere if n != last_place.room] or names
+    names = [r["name"] for r in meta["rooms"] if r["name"] != last_place.room] \
+        or [r["name"] for r in meta["rooms"]]
+    least = min(chores[n] for n in names)
+    elsewhere = [n for n in names if chores[n] == least]
     for _ in range(3):  # a spot may snap nowhere: try another
         away = _room_leg(env, elsewhere, rng, "away")
         if away is not None:

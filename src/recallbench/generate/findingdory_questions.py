@@ -86,14 +86,22 @@ def _width(ctx: Ctx, ins: Instruction, offered: np.ndarray | None) -> float:
     return float(np.mean([np.isin(offered, a).mean() for a in answer]))
 
 
+def _single_goal_penalty(ins: Instruction) -> float:
+    """Revisiting "all the {recep} you picked from" is multi-goal in val for 4 in 10 questions
+    (a day's instances: mostly one receptacle of a category), so an instance with several goals
+    goes first: single-goal ones are what a prior can guess."""
+    multi = ins.category in ("Unordered Revisitation", "Ordered Revisitation")
+    return 1.0 if multi and len(ins.subgoals) == 1 else 0.0
+
+
 def _closest(ctx: Ctx, pool: list[Instruction], target: float, offered: np.ndarray | None,
              rng: np.random.Generator) -> list[int]:
     """Indices of a task's instances, those whose valid windows are closest to ``target`` (val's
     width for the category) first, ties broken at random: a suite's windows, hence what
     chance and priors score, then match val's."""
     jitter = rng.uniform(0.0, 0.01, size=len(pool))
-    keys = [abs(_width(ctx, ins, offered) - target) + j for ins, j in zip(pool, jitter,
-                                                                          strict=True)]
+    keys = [abs(_width(ctx, ins, offered) - target) + j + _single_goal_penalty(ins)
+            for ins, j in zip(pool, jitter, strict=True)]
     return [int(i) for i in np.argsort(keys, kind="stable")]
 
 
