@@ -218,10 +218,9 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
         centre = np.asarray(rec["pos"][:2], dtype=float)
         at = max(i for i, leg in enumerate(legs) if leg.interaction == k - 1) + 1
         legs.insert(at, Leg("revisit", goal, centre, receptacle=rec["name"], room=rec["room"]))
-    # Room visits: wander into a random room first (so the first chore does not come at the
-    # same frame every day) and between some interactions.
-    for k in range(len(done)):
-        if k == 0 or rng.random() < 0.5:
+    # Room visits: wander into a random room between some interactions.
+    for k in range(1, len(done)):
+        if rng.random() < 0.5:
             leg = _room_leg(env, rooms, rng, "room")
             if leg is not None:
                 at = next(i for i, leg in enumerate(legs) if leg.interaction == k)
