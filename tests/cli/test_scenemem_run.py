@@ -490,6 +490,8 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # a shell's background job inherits SIGINT ignored (nohup ... &): Ctrl-C must reach it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 120
