@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def _minutes(hhmm: str) -> int:
-    h, m = hhmm.split(":")
-    return int(h) * 60 + int(m)
+from support.clock import minutes
 
 
 def test_a_nominal_clock_rarely_locates_a_stated_time():
@@ -29,9 +26,9 @@ def test_a_nominal_clock_rarely_locates_a_stated_time():
     hits, spans = [], []
     for _ in range(800):
         times, _ = day_clock(frames, rng)
-        spans.append(_minutes(times[-1]) - _minutes(times[0]))
+        spans.append(minutes(times[-1]) - minutes(times[0]))
         p = int(rng.integers(5, 91))
-        hits.append(abs(nominal_position(_minutes(times[offered[p]]), 96) - p) <= 3)
+        hits.append(abs(nominal_position(minutes(times[offered[p]]), 96) - p) <= 3)
     assert np.mean(hits) <= 0.10
     # days last as long as the public set's do (their stamps: median ~6.6 h, 10-90%: 2.3-11 h)
     assert 5 * 60 <= np.median(spans) <= 8 * 60

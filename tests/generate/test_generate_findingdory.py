@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+from support.clock import minutes
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -64,7 +65,7 @@ def test_episode_files_load_with_the_evaluation_loaders(suite_dir, episode):
     assert count_frames(ep_dir / "video.mp4") == KNOBS.steps
     assert count_frames(ep_dir / "video_96.mp4") == 96
     assert episode.num_frames == KNOBS.steps
-    start, end = (int(t[:2]) * 60 + int(t[3:]) for t in (episode.times[0], episode.times[-1]))
+    start, end = minutes(episode.times[0]), minutes(episode.times[-1])
     assert 5 * 60 + 30 <= start <= 6 * 60 + 30 and 90 <= end - start <= 13 * 60 + 1
     assert episode.times == sorted(episode.times)  # the clock only runs forward
     meta = json.loads((ep_dir / "episode.json").read_text())

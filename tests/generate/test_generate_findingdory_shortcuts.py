@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+from support.clock import minutes
 
 # a real generated episode: slow lane
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
@@ -31,18 +32,13 @@ def episode_dir(tmp_path_factory) -> Path:
                             knobs=KNOBS)
 
 
-def _minutes(hhmm: str) -> int:
-    h, m = hhmm.split(":")
-    return int(h) * 60 + int(m)
-
-
 def test_the_clock_does_not_run_linearly_over_the_day(episode_dir):
     from recallbench.benchmarks.findingdory.annotations import load_episode
     from recallbench.generate.findingdory_day import time_of_day
 
     ann = load_episode(episode_dir)
-    true = np.array([_minutes(t) for t in ann.times])
-    nominal = np.array([_minutes(time_of_day(f, KNOBS.steps)) for f in range(KNOBS.steps)])
+    true = np.array([minutes(t) for t in ann.times])
+    nominal = np.array([minutes(time_of_day(f, KNOBS.steps)) for f in range(KNOBS.steps)])
     assert np.all(np.diff(true) >= 0)  # frames keep their true, ordered time of day
     # a nominal clock misplaces the frames by an hour or more somewhere in the day
     assert np.abs(true - nominal).max() >= 60

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from recallbench.benchmarks.findingdory.annotations import EpisodeAnnotations
+from recallbench.benchmarks.findingdory.templates import is_multi_goal, is_ordered
 from recallbench.generate.findingdory_day import Interaction
 from recallbench.generate.findingdory_goals import Ctx, Instruction, answer_frames
 from recallbench.generate.templates_findingdory import TASK_IDS, TASKS, Gen
@@ -64,8 +65,8 @@ def _candidates(
         question = template.format(**slots)
         if any(i.question == question for i in found):
             continue
-        ordered = category == "Ordered Revisitation"
-        found.append(Instruction(task_id, category, template, question, goals, ordered=ordered))
+        found.append(Instruction(task_id, category, template, question, goals,
+                                 ordered=is_ordered(category)))
     def solvable(ins: Instruction) -> bool:
         answer = answer_frames(ctx.ann, ins.subgoals)
         if offered is not None:
@@ -90,8 +91,7 @@ def _single_goal_penalty(ins: Instruction) -> float:
     """Revisiting "all the {recep} you picked from" is multi-goal in val for 4 in 10 questions
     (a day's instances: mostly one receptacle of a category), so an instance with several goals
     goes first: single-goal ones are what a prior can guess."""
-    multi = ins.category in ("Unordered Revisitation", "Ordered Revisitation")
-    return 1.0 if multi and len(ins.subgoals) == 1 else 0.0
+    return 1.0 if is_multi_goal(ins.category) and len(ins.subgoals) == 1 else 0.0
 
 
 def _closest(ctx: Ctx, pool: list[Instruction], target: float, offered: np.ndarray | None,
