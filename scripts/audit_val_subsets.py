@@ -31,6 +31,8 @@ def audit_subsets(
     """(subsets passing every check, failures per check, blind's overall rate per subset)."""
     rows = json.loads(val.read_text())
     ep_ids = sorted({r["ep_id"] for r in rows})
+    if episodes > len(ep_ids):
+        raise SystemExit(f"--episodes: the val file has only {len(ep_ids)} episodes")
     reference = load_reference()
     rng = np.random.default_rng(seed)
     passing, failures, blind = 0, Counter[str](), list[float]()
@@ -59,6 +61,8 @@ def main() -> None:
     args = parser.parse_args()
     if not args.val.is_file():
         raise SystemExit(f"--val: no such file: {args.val}")
+    if args.subsets < 1 or args.episodes < 2:
+        raise SystemExit("--subsets must be >= 1 and --episodes >= 2")
     passing, failures, blind = audit_subsets(args.val, args.subsets, args.episodes, args.seed)
     print(f"subsets passing every check: {passing} of {args.subsets}")
     val_blind = load_reference()["agents"]["blind"]["overall"]["rate"]
