@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import multiprocessing as mp
 import os
 import signal
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recallbench.executor.pool import TaskPool
+from recallbench.executor.results import decode_result, encode_result
 from recallbench.executor.task import Task, TaskResult
 from recallbench.loader import load_attr
 
@@ -108,10 +110,10 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
         os.dup2(fd, 2)
         os.close(fd)
     handler = import_handler(handler_ref)
-    conn.send(("ready", os.getpid()))
+    conn.send_bytes(json.dumps(["ready", os.getpid()]).encode())
     while True:
         try:
-            msg = conn.recv()
+            msg = conn.recv()  # from the runner: trusted
         except (EOFError, OSError):
             return
         if msg is None:
@@ -128,7 +130,22 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
                 sys.stdout.flush()
                 sys.stderr.flush()
             move_output(spool, log_path, key)
-        conn.send(("done", key, value, error, time.perf_counter() - start))
+        text, unencodable = encode_result(value) if error is None else ("null", None)
+        # The runner reads JSON only: what the handler returned cannot run code there.
+        done = ["done", key, text, unencodable or error, time.perf_counter() - start]
+        conn.send_bytes(json.dumps(done).encode())
+
+
+def _message(data: bytes) -> list[Any]:
+    """A worker's message: ["ready", pid] or ["done", key, value, error, wall time]."""
+    msg = decode_result(data)
+    if isinstance(msg, list) and msg and msg[0] == "ready":
+        return msg
+    if not (isinstance(msg, list) and len(msg) == 5 and msg[0] == "done"
+            and isinstance(msg[1], str) and isinstance(msg[2], str)
+            and isinstance(msg[3], (str, type(None))) and isinstance(msg[4], (int, float))):
+        raise ValueError("not a worker message")
+    return ["done", msg[1], decode_result(msg[2]), msg[3], float(msg[4])]
 
 
 class _Worker:
@@ -222,9 +239,14 @@ class ProcessExecutor(TaskPool):
         for w in list(self._pool):
             if w.conn in ready:
                 try:
-                    msg = w.conn.recv()
+                    msg = _message(w.conn.recv_bytes())
                 except (EOFError, OSError):
                     msg = None  # died mid-message: handled as a dead worker below
+                except ValueError as exc:  # not what a worker sends: its task fails
+                    result = self._retire(w, f"worker sent an unreadable result ({exc})")
+                    if result:
+                        yield result
+                    continue
                 if msg and msg[0] == "ready":
                     w.ready = True
                     self._startup_failures = 0

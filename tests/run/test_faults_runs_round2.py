@@ -1,0 +1,133 @@
+"""Fault injection, round two (issue 21), runs: what an agent returns crosses to the runner as
+strict JSON only, and one malformed reply or record fails its own case (or is one line naming the
+file and line), never the whole run, `score` or `view`. Real worker processes, real videos.
+Every test failed on the code before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.fault_support import records, squash
+
+ODD_AGENT = '''
+from recallbench.agents.base import FrameAnswer
+
+MARKER = {marker!r}
+
+
+class Planted(str):
+    """Unpickling it opens (creates) the marker file: code run in whoever unpickles it."""
+
+    def __reduce__(self):
+        return (open, (MARKER, "w"))
+
+
+class PlantedInt(int):
+    def __reduce__(self):
+        return (open, (MARKER, "w"))
+
+
+class Odd:
+    name = "odd"
+    privileged = False
+
+    def __init__(self, only=None):
+        self.only = only
+
+    def select_frames(self, query, frames):
+        mode = self.only or {{"ep_a-0": "huge_reply", "ep_a-1": "huge_index",
+                             "ep_a-2": "str_subclass", "ep_a-3": "int_subclass",
+                             "ep_a-4": "deep_info"}}.get(query.case_id, "ok")
+        if mode == "huge_reply":
+            return FrameAnswer(None, '{{"frame_indices": [' + "9" * 5000 + "]}}")
+        if mode == "huge_index":
+            return FrameAnswer([10 ** 5000])
+        if mode == "str_subclass":
+            return FrameAnswer(None, Planted('{{"frame_indices": [0]}}'))
+        if mode == "int_subclass":
+            return FrameAnswer([PlantedInt(0)])
+        if mode == "deep_info":
+            deep = []
+            for _ in range(100_000):
+                deep = [deep]
+            return FrameAnswer([0], None, {{"deep": deep}})
+        return FrameAnswer([0])
+'''
+
+
+def _odd_run(tmp_path: Path, capsys, *extra: str) -> tuple[Path, Path, Path]:
+    from recallbench.cli import main
+    from support.findingdory_suite import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    marker = tmp_path / "unpickled"
+    (tmp_path / "odd.py").write_text(ODD_AGENT.format(marker=str(marker)))
+    run = tmp_path / "run"
+    code = main(["findingdory", "--data", str(suite), "--agent", f"{tmp_path / 'odd.py'}:Odd",
+                 "--frames", "8", "--out", str(run), "--workers", "1", *extra])
+    out = squash("".join(capsys.readouterr()))
+    assert code == 0, out
+    assert "internalerror" not in out
+    return suite, run, marker
+
+
+def test_odd_agent_returns_fail_their_own_case_and_run_no_code_in_the_runner(tmp_path, capsys):
+    from recallbench.cli import main
+
+    _, run, marker = _odd_run(tmp_path, capsys)
+    assert not marker.exists()  # nothing the agent returned was unpickled anywhere
+    by_key = {r["key"]: r for r in records(run)}
+    assert len(by_key) == 12  # every case recorded, the odd ones as their own failures
+    huge = by_key["ep_a-1"]  # kept as text for the parser to reject, never converted
+    assert huge["frame_indices"] is None and "-digit integer>" in huge["response"]
+    assert by_key["ep_a-2"]["response"] == '{"frame_indices": [0]}'  # a plain str now
+    assert by_key["ep_a-3"]["frame_indices"] is None  # an int subclass is not an index
+    assert "unloggable_info" in by_key["ep_a-4"]["info"]
+    for command in (["score", str(run)], ["view", str(run)]):
+        assert main(command) == 0, command
+    assert not marker.exists()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["cases_scored"] == 12
+
+
+def test_a_returned_object_is_never_unpickled_in_the_runner(tmp_path, capsys):
+    _, run, marker = _odd_run(tmp_path, capsys, "--agent-arg", "only=str_subclass")
+    assert not marker.exists()
+    assert [r["response"] for r in records(run)] == ['{"frame_indices": [0]}'] * 12
+
+
+def test_a_garbage_run_log_line_is_one_line_naming_the_file_and_line(tmp_path, capsys):
+    from recallbench.cli import main
+
+    _, run, _ = _odd_run(tmp_path, capsys)
+    log = run / "runlog.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    for bad in ('{"key": "ep_a-0", "x": ' + "1" * 5000 + "}\n", "[" * 100_000 + "\n",
+                "\xff\xfe not json\n", '"just a string"\n'):
+        log.write_bytes("".join([*lines[:3], bad, *lines[3:]]).encode("utf-8", "surrogateescape")
+                        if not bad.startswith("\xff") else
+                        "".join(lines[:3]).encode() + b"\xff\xfe not json\n" +
+                        "".join(lines[3:]).encode())
+        for command in (["score", str(run)], ["view", str(run)]):
+            assert main(command) == 2, (bad[:20], command)
+            out = squash("".join(capsys.readouterr()))
+            assert "runlog.jsonl:line4:" in out and out.count("error:") == 1, out
+            assert "internalerror" not in out
+
+
+def test_wrongly_typed_record_fields_fail_their_case_only(tmp_path, capsys):
+    from recallbench.cli import main
+
+    _, run, _ = _odd_run(tmp_path, capsys)
+    log = run / "runlog.jsonl"
+    recs = records(run)
+    recs[5].update(offered_frames="abcdefgh")
+    recs[6].update(frame_indices=None, response={"frame_indices": [0]})
+    recs[7].update(frame_indices=None, response=None, ll="not a dict")
+    log.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    for command in (["score", str(run)], ["score", str(run), "--scoring", "official"],
+                    ["view", str(run)]):
+        assert main(command) == 0, command
+        assert "internalerror" not in squash("".join(capsys.readouterr()))
