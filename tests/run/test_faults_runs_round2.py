@@ -131,3 +131,71 @@ def test_wrongly_typed_record_fields_fail_their_case_only(tmp_path, capsys):
                     ["view", str(run)]):
         assert main(command) == 0, command
         assert "internalerror" not in squash("".join(capsys.readouterr()))
+
+
+# ------------------------------------------------------------ run folders: planted symlinks
+def _fd_run(tmp_path: Path, *extra: str) -> tuple[list[str], Path]:
+    from recallbench.cli import main
+    from support.findingdory_suite import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    run = tmp_path / "run"
+    args = ["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+            "--out", str(run), *extra]
+    assert main(args) == 0
+    return args, run
+
+
+def test_planted_symlinks_in_a_run_folder_are_refused_never_followed(tmp_path, capsys):
+    from recallbench.cli import main
+
+    args, run = _fd_run(tmp_path, "--limit", "4")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    kept = (run / "runlog.jsonl").read_bytes()
+    for planted in (".lock", "runlog.jsonl"):
+        real = run / planted
+        real.rename(tmp_path / f"real{planted}")
+        real.symlink_to(victim)
+        capsys.readouterr()
+        for command in ([*args, "--resume"], ["score", str(run)], ["view", str(run)]):
+            if planted == ".lock" and command[0] != "findingdory":
+                continue  # score and view take no lock
+            assert main(command) == 2, (planted, command)
+            out = squash("".join(capsys.readouterr()))
+            assert f"{planted}:isasymboliclink" in out and out.count("error:") == 1, out
+            assert victim.read_text() == "keep me\n"
+        real.unlink()
+        (tmp_path / f"real{planted}").rename(real)
+    for planted in ("summary.json.tmp", ".summary.json.tmp"):  # the old and any fixed name
+        (run / planted).symlink_to(victim)
+    assert main(["score", str(run)]) == 0
+    assert victim.read_text() == "keep me\n"
+    assert (run / "runlog.jsonl").read_bytes() == kept
+
+
+def test_overwrite_never_deletes_a_folder_another_process_is_writing(tmp_path, capsys):
+    import fcntl
+
+    from recallbench.cli import main
+    from support.findingdory_suite import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    out = tmp_path / "cmp"
+    args = ["run", "--suite", str(suite), "--agents", "random", "--out", str(out),
+            "--limit", "3"]
+    assert main([*args, "--frames", "8"]) == 0
+    folder = out / "findingdory" / "random"
+    log = (folder / "runlog.jsonl").read_bytes()
+    lock = folder / ".lock"
+    inode = lock.stat().st_ino
+    with open(lock, "r+b") as held:  # a writer still running on this folder
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        capsys.readouterr()
+        assert main([*args, "--frames", "4", "--overwrite"]) == 2
+        out_text = squash("".join(capsys.readouterr()))
+        assert "iswritingthisrunfolder" in out_text, out_text
+        assert (folder / "runlog.jsonl").read_bytes() == log  # nothing recorded is lost
+    assert main([*args, "--frames", "4", "--overwrite"]) == 0  # the writer is gone: redone
+    assert lock.stat().st_ino == inode  # the lock a next writer waits on is the same file
+    assert json.loads((folder / "manifest.json").read_text())["frames"] == 4

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from recallbench.executor.pool import TaskPool
 from recallbench.executor.results import decode_result, encode_result
 from recallbench.executor.task import Task, TaskResult
+from recallbench.io import open_no_follow
 from recallbench.loader import load_attr
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
@@ -88,7 +89,9 @@ def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> 
     The parent calls it for a worker that died mid-task."""
     kept = take_output(spool, label)
     if kept:
-        with contextlib.suppress(OSError), open(log_path, "ab") as log:
+        with contextlib.suppress(OSError), os.fdopen(
+                open_no_follow(Path(log_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT),
+                "ab") as log:
             log.write(kept)
     if remove:
         with contextlib.suppress(OSError):
@@ -105,7 +108,7 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
     spool = None
     if log_path:  # keep simulator chatter out of the parent's progress display
         spool = _spool_path(log_path, os.getpid())
-        fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        fd = open_no_follow(Path(spool), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.close(fd)

@@ -35,6 +35,7 @@ from recallbench.executor.local import import_handler, take_output
 from recallbench.executor.pool import TaskPool
 from recallbench.executor.results import decode_result, encode_result
 from recallbench.executor.task import Task, TaskResult
+from recallbench.io import open_no_follow
 
 # How often one task may be lost to infrastructure before it is given back unrun.
 DEFAULT_RETRIES = 3
@@ -265,7 +266,8 @@ class RayExecutor(TaskPool):
 
     def _append_output(self, output: bytes) -> None:
         if output and self.log_path:
-            with open(self.log_path, "ab") as log:
+            with os.fdopen(open_no_follow(Path(self.log_path),
+                                          os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as log:
                 log.write(output)
 
     def close(self) -> None:

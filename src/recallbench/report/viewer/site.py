@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench import __version__
+from recallbench.io import write_text_atomic
 from recallbench.report.runs import run_seed
 from recallbench.report.viewer import findingdory_cases, scenemem_cases
 from recallbench.report.viewer.overview import benchmark_overview
@@ -40,9 +41,7 @@ MANIFEST_KEYS = ("recallbench", "python", "platform", "packages", "mujoco_gl", "
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
 
 
 def _put(path: Path, name: str, value: Any) -> None:
