@@ -199,3 +199,68 @@ def test_overwrite_never_deletes_a_folder_another_process_is_writing(tmp_path, c
     assert main([*args, "--frames", "4", "--overwrite"]) == 0  # the writer is gone: redone
     assert lock.stat().st_ino == inode  # the lock a next writer waits on is the same file
     assert json.loads((folder / "manifest.json").read_text())["frames"] == 4
+
+
+# ----------------------------------------------------------------------- secrets, escaped
+KEY = "sk-test/0123456789abcdef/SECRET"
+
+
+def _escaped(key: str, form: int) -> str:
+    """The key as a server's JSON may spell it: slashes escaped, or every character \\u."""
+    if form == 0:
+        return key.replace("/", "\\/")
+    return "".join(f"\\u{ord(c):04{'x' if form == 1 else 'X'}}" for c in key)
+
+
+def test_a_json_escaped_key_is_redacted_from_every_file_and_the_console(tmp_path, monkeypatch,
+                                                                       capfd):
+    from recallbench.cli import main
+    from support.chat_server import ChatServer, Reply
+    from support.findingdory_suite import build_suite
+
+    count = []
+
+    def echo(request) -> Reply:
+        form = len(count) % 3
+        count.append(1)
+        content = f'{{"chain_of_thought": "your key is {_escaped(KEY, form)}", ' \
+                  '"frame_indices": [1]}'
+        if len(count) % 2:  # an error body echoing the key, escaped
+            return Reply(status=400, raw=f'{{"error": "bad key {_escaped(KEY, form)}"}}'.encode())
+        body = json.dumps({"choices": [{"message": {"content": "@"}}]}).replace(
+            '"@"', json.dumps(content).replace("\\\\u", "\\u").replace("\\\\/", "\\/"))
+        return Reply(raw=body.encode())
+
+    monkeypatch.setenv("RB_TEST_KEY", KEY)
+    suite = build_suite(tmp_path / "suite")
+    run = tmp_path / "run"
+    with ChatServer(echo) as server:
+        main(["findingdory", "--data", str(suite), "--agent", "vlm", "--out", str(run),
+              "--limit", "6", "--frames", "8", "--agent-arg", "model=m",
+              "--agent-arg", f"base_url={server.base_url}", "--agent-arg",
+              "api_key_env=RB_TEST_KEY", "--agent-arg", "max_retries=0",
+              "--agent-arg", f"cache_dir={run / 'cache'}"])
+        main(["view", str(run)])
+    assert len(count) >= 6
+    written = [p for p in run.rglob("*") if p.is_file()]
+    assert any(p.name == "runlog.jsonl" for p in written)
+    text = "".join(p.read_bytes().decode("utf-8", "replace") for p in written)
+    assert "[REDACTED]" in text
+    for form in range(3):
+        assert KEY not in text and _escaped(KEY, form) not in text
+    console = capfd.readouterr()
+    assert KEY not in console.out + console.err
+
+
+def test_credentials_in_base_url_are_refused_before_the_manifest(tmp_path, capsys):
+    from recallbench.cli import main
+    from support.findingdory_suite import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    for url in ("http://user:hunter2@127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api_key=hunter2"):
+        code = main(["findingdory", "--data", str(suite), "--agent", "vlm", "--out",
+                     str(tmp_path / "run"), "--agent-arg", "model=m",
+                     "--agent-arg", f"base_url={url}"])
+        out = "".join(capsys.readouterr())
+        assert code == 2 and "base_url" in out and "credentials" in out, out
+        assert not (tmp_path / "run" / "manifest.json").exists()
