@@ -264,3 +264,43 @@ def test_credentials_in_base_url_are_refused_before_the_manifest(tmp_path, capsy
         out = "".join(capsys.readouterr())
         assert code == 2 and "base_url" in out and "credentials" in out, out
         assert not (tmp_path / "run" / "manifest.json").exists()
+
+
+# ---------------------------------------------------------------- the video resolution cap
+def _big_video(path: Path, side: int = 4608) -> None:
+    import av
+    import numpy as np
+
+    with av.open(str(path), "w") as container:  # a few KB on disk, 64 MB per decoded frame
+        stream = container.add_stream("libx264", rate=20)
+        stream.width = stream.height = side
+        stream.pix_fmt = "yuv420p"
+        frame = av.VideoFrame.from_ndarray(np.zeros((side, side, 3), np.uint8), format="rgb24")
+        for packet in [*stream.encode(frame), *stream.encode()]:
+            container.mux(packet)
+
+
+def test_a_video_above_the_resolution_cap_is_one_line_at_load_and_a_case_error_later(
+        tmp_path, capsys):
+    from recallbench.agents.base import FrameQuery
+    from recallbench.cli import main
+    from support.chat_server import ChatServer, Reply
+    from support.findingdory_suite import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    big = suite / "videos" / "ep_b.mp4"
+    _big_video(big)
+    assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+                 "--out", str(tmp_path / "run")]) == 2
+    out = squash("".join(capsys.readouterr()))
+    assert out.count("error:") == 1 and "ep_b.mp4" in out and "resolutioncap" in out, out
+    assert not (tmp_path / "run" / "runlog.jsonl").exists()
+    # swapped in after the load check: the decoder refuses it, the case records why (no retry)
+    from recallbench.agents.vlm import VLMAgent
+
+    with ChatServer([Reply('{"frame_indices": [0]}')]) as server:
+        answer = VLMAgent(model="m", base_url=server.base_url, max_retries=0).select_frames(
+            FrameQuery("c", "find the mug", str(big), (0,)), None)
+    assert answer.info["failure_mode"] == "decode_error" and "resolution cap" in \
+        answer.info["error"]
+    assert not server.requests
