@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from support.fault_support import cli, records
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
@@ -66,3 +68,69 @@ def test_a_policy_folder_cannot_shadow_an_installed_package(tmp_path):
     assert not marker.exists()
     [record] = records(tmp_path / "r_run")
     assert record["error"] is None, record
+
+
+# ------------------------------------------------------------------------- the model files
+def test_env_kwargs_carrying_a_model_or_a_file_are_refused(tmp_path):
+    from support.fault_support import error_lines, set_env_args
+
+    marker = tmp_path / "outside.xml"
+    marker.write_text("<mujoco/>")
+    scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
+    set_env_args(scen, env_kwargs={"use_camera_obs": False, "xml": f'<mujoco><include '
+                                   f'file="{marker}"/></mujoco>', "world_meta": {}})
+    proc = _scenemem(tmp_path, "do-nothing", tmp_path / "r.json")
+    assert proc.returncode == 1
+    [line] = error_lines(proc.stderr)
+    assert "env_args.json: env_kwargs.xml: a suite may not hand the env a model" in line
+    assert "Traceback" not in proc.stderr
+
+
+def _scenario_with_include(tmp_path: Path, included: str) -> tuple[str, Path]:
+    from recallbench.benchmarks.scenemem.spec import load_scenario
+
+    scen = load_scenario(mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")]))
+    (scen.root / "env" / "textures").mkdir()
+    (scen.root / "env" / "parts.xml").write_text(included)
+    xml = scen.xml_path.read_text().replace(
+        '<compiler angle="radian"/>', '<compiler angle="radian" texturedir="textures"/>').replace(
+        "<worldbody>", '<include file="parts.xml"/>\n<worldbody>', 1)
+    return xml, scen.xml_path
+
+
+def test_a_compiler_directory_set_in_an_included_file_is_checked(tmp_path):
+    from recallbench.benchmarks.scenemem.model_files import safe_model_xml
+    from recallbench.errors import SuiteRefusal
+
+    outside = tmp_path / "secrets"
+    outside.mkdir()
+    xml, path = _scenario_with_include(tmp_path, (
+        f'<mujocoinclude><compiler texturedir="{outside}"/><asset><texture name="leak" '
+        'type="2d" file="key.png"/></asset></mujocoinclude>'))
+    with pytest.raises(SuiteRefusal, match="texturedir.*outside the scenario"):
+        safe_model_xml(xml, path)
+
+
+def test_a_fifo_named_by_the_model_is_refused_not_read(tmp_path):
+    import os
+    import threading
+
+    from recallbench.benchmarks.scenemem.model_files import safe_model_xml
+
+    xml, path = _scenario_with_include(tmp_path, "<mujocoinclude/>")
+    (path.parent / "parts.xml").unlink()
+    os.mkfifo(path.parent / "parts.xml")  # opening it for reading blocks until a writer comes
+    caught: list[BaseException] = []
+
+    def check() -> None:
+        try:
+            safe_model_xml(xml, path)
+        except BaseException as exc:
+            caught.append(exc)
+
+    thread = threading.Thread(target=check, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive(), "blocked reading a FIFO"
+    [exc] = caught
+    assert "parts.xml" in str(exc) and "is not a regular file" in str(exc)

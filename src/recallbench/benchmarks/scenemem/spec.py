@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from recallbench.errors import InputError
+from recallbench.errors import InputError, SuiteRefusal
 
 VIDEO_NAMES = ("robot0_agentview_left.mp4", "robot0_agentview_right.mp4", "robot0_eye_in_hand.mp4")
 ENV_FILES = ("unified_model.xml", "env_args.json", "ep_meta.json", "start_state.npy")
@@ -212,6 +212,8 @@ def load_scenario(
         raise InputError(env_args_path, "env_kwargs", "must be a JSON object")
     if not isinstance(kwargs.get("env_name", env_args.get("env_name")), str):
         raise InputError(env_args_path, "env_name", "field required (string)")
+    if not trusted:
+        check_env_kwargs(kwargs, env_args_path)
     check_env_factory(env_args, env_args_path)
     ep_meta = _read_json(root / "env" / "ep_meta.json")
     if not isinstance(ep_meta, dict):
@@ -220,6 +222,22 @@ def load_scenario(
     bodies, joints = xml_names(root / "env" / "unified_model.xml")
     check_fixture_names(spec, spec_path, bodies.__contains__, joints.get)
     return Scenario(root.name, root, spec, env_args, ep_meta, env_factory, trusted)
+
+
+# env_kwargs that hand the env model text or name files: the env would compile or read them past
+# the checks unified_model.xml goes through (model_files.safe_model_xml).
+_MODEL_KEYS = ("xml", "world_meta", "mjcf", "model")
+_FILE_SUFFIXES = ("_xml", "_path", "_file", "_dir", "_mjcf")
+
+
+def check_env_kwargs(kwargs: dict[str, Any], path: Path) -> None:
+    """Refuse env_kwargs keys that carry a model or name a file (--trust-suite allows them)."""
+    for key in kwargs:
+        name = str(key).lower()
+        if name in _MODEL_KEYS or name.endswith(_FILE_SUFFIXES):
+            raise SuiteRefusal(path, f"env_kwargs.{key}", "a suite may not hand the env a model "
+                                    "or a file name (the scenario's model is unified_model.xml; "
+                                    "--trust-suite allows it)")
 
 
 # A suite is data: it may name an env factory only by a name registered in this entry-point group
