@@ -66,3 +66,40 @@ def open_no_follow(path: Path, flags: int) -> int:
         os.close(fd)
         raise InputError(path, None, "is not a regular file (remove it)")
     return fd
+
+
+def parse_json(text: str | bytes, path: str | Path, field: str | None = None) -> Any:
+    """JSON from untrusted text, or one ``InputError`` naming the file (and line): not UTF-8,
+    malformed, nested past the decoder's depth, or an integer past Python's 4,300 digits."""
+    try:  # bytes are UTF-8 (json.loads would guess UTF-16 from a stray byte order mark)
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except UnicodeDecodeError as exc:
+        raise InputError(path, field, f"not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        where = field or f"line {exc.lineno}"
+        raise InputError(path, where, f"malformed JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(path, field, "JSON nested too deeply") from None
+    except ValueError as exc:  # an integer of 4,300+ digits
+        raise InputError(path, field, f"unreadable JSON: {str(exc).split(';')[0]}") from None
+
+
+def read_bytes_regular(path: str | Path) -> bytes:
+    """A suite file's bytes: one ``InputError`` if it is missing, not a regular file (a folder,
+    a FIFO that would block) or unreadable."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        raise InputError(path, None, "file is missing") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(path, None, "is not a regular file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """A suite's JSON file, every failure one ``InputError`` naming it."""
+    return parse_json(read_bytes_regular(path), path)

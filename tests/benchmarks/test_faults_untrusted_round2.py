@@ -134,3 +134,49 @@ def test_a_fifo_named_by_the_model_is_refused_not_read(tmp_path):
     assert not thread.is_alive(), "blocked reading a FIFO"
     [exc] = caught
     assert "parts.xml" in str(exc) and "is not a regular file" in str(exc)
+
+
+# ------------------------------------------------- one bad suite file: one line naming it
+def _damage(path: Path, how: str) -> None:
+    path.unlink()
+    if how == "not_utf8":
+        path.write_bytes(b'\xff\xfe{"a": 1}')
+    elif how == "deep":
+        path.write_text("[" * 100_000)
+    else:
+        path.mkdir()
+
+
+@pytest.mark.parametrize(("name", "how"), [("eval_spec.json", "not_utf8"),
+                                           ("env/env_args.json", "deep"),
+                                           ("eval_spec.json", "folder"),
+                                           ("videos/subtasks.json", "not_utf8"),
+                                           ("env/unified_model.xml", "folder")])
+def test_one_bad_scenemem_file_skips_its_scenario_naming_the_file(tmp_path, name, how):
+    from support.fault_support import error_lines
+
+    scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
+    (scen / "videos" / "subtasks.json").write_text("{}")
+    _damage(scen / name, how)
+    proc = _scenemem(tmp_path, "do-nothing", tmp_path / "r.json")
+    assert proc.returncode == 1, proc.stderr
+    [line] = error_lines(proc.stderr)
+    assert f"combo_1/{name}:" in line and "--policy" not in line, line
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("how", ["not_utf8", "deep", "folder", "huge_int"])
+def test_one_bad_findingdory_file_is_one_line_naming_it(tmp_path, capsys, how):
+    from recallbench.cli import main
+    from support.fault_support import fd_rows
+
+    suite = fd_rows(tmp_path)
+    if how == "huge_int":
+        (suite / "qa.json").write_text('[{"ep_id": "ep_a", "x": ' + "7" * 5000 + "}]")
+    else:
+        _damage(suite / "qa.json", how)
+    code = main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+                 "--out", str(tmp_path / "run")])
+    out = "".join(capsys.readouterr())
+    assert code == 2, out
+    assert out.count("error:") == 1 and "qa.json" in out and "internal error" not in out, out

@@ -6,7 +6,6 @@ accepts unknown extra fields, so richer real specs still load. See docs/scenemem
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from recallbench.errors import InputError, SuiteRefusal
+from recallbench.io import read_bytes_regular, read_json
 
 VIDEO_NAMES = ("robot0_agentview_left.mp4", "robot0_agentview_right.mp4", "robot0_eye_in_hand.mp4")
 ENV_FILES = ("unified_model.xml", "env_args.json", "ep_meta.json", "start_state.npy")
@@ -141,12 +141,7 @@ def _loc(loc: tuple[int | str, ...]) -> str:
 
 
 def _read_json(path: Path) -> Any:
-    if not path.exists():
-        raise InputError(path, None, "file is missing")
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"line {exc.lineno}", f"malformed JSON: {exc.msg}") from exc
+    return read_json(path)  # not UTF-8, too deep, a folder: one line naming the file
 
 
 def parse_eval_spec(path: Path) -> EvalSpec:
@@ -168,9 +163,9 @@ def xml_names(xml_path: Path) -> tuple[set[str], dict[str, str]]:
     resolve here). A joint without a type attribute is a hinge unless a default class says
     otherwise; the compiled model is checked again when the env is built."""
     try:
-        root = ET.parse(xml_path).getroot()
-    except ET.ParseError as exc:
-        raise InputError(xml_path, None, f"malformed XML: {exc}") from exc
+        root = ET.fromstring(read_bytes_regular(xml_path))
+    except (ET.ParseError, RecursionError) as exc:
+        raise InputError(xml_path, None, f"malformed XML: {exc}") from None
     bodies = {e.get("name") for e in root.iter("body") if e.get("name")}
     joints: dict[str, str] = {}
     for e in root.iter("joint"):
