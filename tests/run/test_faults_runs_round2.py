@@ -304,3 +304,56 @@ def test_a_video_above_the_resolution_cap_is_one_line_at_load_and_a_case_error_l
     assert answer.info["failure_mode"] == "decode_error" and "resolution cap" in \
         answer.info["error"]
     assert not server.requests
+
+
+# ------------------------------------------------------------------------ view --serve, console
+def test_the_served_viewer_checks_the_host_and_follows_no_symlink(tmp_path, capsys):
+    import http.client
+    import threading
+
+    from recallbench.report.viewer.serve import serve
+    from recallbench.report.viewer.site import build_viewer
+
+    _, run = _fd_run(tmp_path, "--limit", "2")
+    index = build_viewer(run)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private")
+    (index.parent / "leak.txt").symlink_to(secret)
+    (index.parent / "leakdir").symlink_to(tmp_path)
+    ready, stop = threading.Event(), threading.Event()
+    thread = threading.Thread(target=serve, args=(run, index.parent, 0),
+                              kwargs={"ready": ready, "stop": stop}, daemon=True)
+    thread.start()
+
+    def get(path: str, host: str | None = None) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", ready.port, timeout=5)
+        conn.putrequest("GET", path, skip_host=True)
+        conn.putheader("Host", host or f"127.0.0.1:{ready.port}")
+        conn.endheaders()
+        reply = conn.getresponse()
+        return reply.status, reply.read()
+
+    try:
+        assert ready.wait(10)
+        assert get("/index.html")[0] == 200
+        assert get("/index.html", f"localhost:{ready.port}")[0] == 200
+        assert get("/index.html", "attacker.example:80")[0] == 421  # DNS rebinding
+        for path in ("/leak.txt", "/leakdir/secret.txt"):
+            status, body = get(path)
+            assert status == 404 and b"private" not in body
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def test_control_characters_never_reach_the_console(tmp_path):
+    from support.fault_support import cli, error_lines
+
+    evil = tmp_path / "qa\x1b[2J\x1b]0;pwned\x07.json"
+    evil.write_text("[not json")
+    proc = cli("findingdory", "--data", str(evil), "--agent", "random", "--out",
+               str(tmp_path / "run"))
+    assert proc.returncode == 2
+    [line] = error_lines(proc.stderr)
+    assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr
+    assert "qa\\x1b[2J\\x1b]0;pwned\\x07.json" in line
