@@ -67,7 +67,11 @@ def loggable(info: Any) -> dict[str, Any]:
     try:
         return dict(json.loads(encode_info(info)))
     except (TypeError, ValueError, AttributeError, RecursionError):
-        return {"unloggable_info": f"<{type(info).__name__} that is not strict JSON>"}
+        try:  # in the worker, where the agent's own code runs anyway
+            shown = repr(info)[:2000]
+        except Exception:  # a __repr__ that raises, or a structure too deep to show
+            shown = f"<{type(info).__name__} that is not strict JSON>"
+        return {"unloggable_info": str.__str__(shown) if isinstance(shown, str) else "?"}
 
 
 def encode_info(info: Any) -> str:
