@@ -164,17 +164,30 @@ def test_every_loader_refuses_garbage_with_one_line(tmp_path):
 
 
 # -------------------------------------------------------------------- score and view on runs
-@pytest.fixture(scope="module")
-def pristine_run(tmp_path_factory) -> Path:
+@pytest.fixture(scope="module", params=["findingdory", "scenemem"])
+def pristine_run(request, tmp_path_factory) -> Path:
     from recallbench.cli import main
     from support.findingdory_suite import build_suite
+    from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
     root = tmp_path_factory.mktemp("fuzz")
+    if request.param == "scenemem":
+        mini_scenario(root / "data" / "combo_1", [mini_test("t", "bowl"), mini_test("u", "cup")])
+        assert main(["scenemem", "--data_dir", str(root / "data"), "--policy", "do-nothing",
+                     "--out", str(root / "r.json"), "--workers", "1", "--max_steps", "3",
+                     "--env_factory", MINI_FACTORY]) == 0
+        return root / "r_run"
     suite = build_suite(root / "suite")
     run = root / "run"
     assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
                  "--out", str(run), "--limit", "5"]) == 0
     return run
+
+
+FIELDS = ("frame_indices", "response", "offered_frames", "info", "ll", "agent_error", "seconds",
+          "key", "category", "task", "fixture_type", "memory", "steps", "error", "failed",
+          "trace", "opened", "policy_info", "test_id", "fixtures_opened_before_success",
+          "first_open_success", "scenario")
 
 
 def _damage_run(run: Path, rng: random.Random, outside: Outside) -> str:
@@ -184,8 +197,7 @@ def _damage_run(run: Path, rng: random.Random, outside: Outside) -> str:
         lines = log.read_text().splitlines()
         i = rng.randrange(len(lines))
         record = json.loads(lines[i])
-        field = rng.choice(["frame_indices", "response", "offered_frames", "info", "ll",
-                            "agent_error", "seconds", "key"])
+        field = rng.choice(FIELDS)
         record[field] = wrong_value(rng)
         lines[i] = json.dumps(record)
         log.write_text("\n".join(lines) + "\n")
