@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recallbench.executor.pool import TaskPool
-from recallbench.executor.results import decode_result, encode_result
+from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
 from recallbench.executor.task import Task, TaskResult
 from recallbench.io import open_no_follow
 from recallbench.loader import load_attr
@@ -127,7 +127,7 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
             value, error = handler(payload), None
         except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            value, error = None, f"handler raised {tb}"
+            value, error = None, f"handler raised {tb}"[:ERROR_CAP]
         if spool and log_path:
             with contextlib.suppress(Exception):
                 sys.stdout.flush()

@@ -33,7 +33,7 @@ from typing import Any
 from recallbench.errors import UsageError
 from recallbench.executor.local import import_handler, take_output
 from recallbench.executor.pool import TaskPool
-from recallbench.executor.results import decode_result, encode_result
+from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
 from recallbench.executor.task import Task, TaskResult
 from recallbench.io import open_no_follow
 
@@ -85,7 +85,7 @@ class _Runner:
             value, error = self.handler(payload), None
         except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            value, error = None, f"handler raised {tb}"
+            value, error = None, f"handler raised {tb}"[:ERROR_CAP]
         text, unencodable = encode_result(value) if error is None else ("null", None)
         wall = time.perf_counter() - start
         with contextlib.suppress(Exception):

@@ -13,6 +13,10 @@ from typing import Any
 
 import numpy as np
 
+# The longest error text a task records (an exception's message may be megabytes of a model's
+# reply): the run log keeps it for every case, and `score`/`view` read it back each time.
+ERROR_CAP = 2000
+
 
 def _numpy(value: Any) -> Any:
     # numpy scalars and arrays are plain numbers underneath; nothing else is converted.
