@@ -241,3 +241,31 @@ def test_score_and_view_survive_damaged_run_folders(pristine_run, tmp_path, caps
             if kept is not None:  # never a lost record
                 assert log.read_bytes() == kept, context
         assert outside.state() == outside.before, (round_, what)
+
+
+def test_merge_survives_damaged_shards(tmp_path, capsys):
+    from recallbench.cli import main
+    from support.findingdory_suite import build_suite
+
+    suite = build_suite(tmp_path / "suite")
+    shards = {}
+    for i in (1, 2):
+        shards[i] = tmp_path / f"pristine{i}"
+        assert main(["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
+                     "--out", str(shards[i]), "--shard", f"{i}/2"]) == 0
+    rng = random.Random(SEED)
+    outside = Outside(tmp_path / "outside")
+    for round_ in range(8):
+        live = []
+        for i in (1, 2):
+            live.append(tmp_path / f"r{round_}s{i}")
+            shutil.copytree(shards[i], live[-1], symlinks=True)
+        what = _damage_run(live[rng.randrange(2)], rng, outside)
+        capsys.readouterr()
+        code = main(["merge", *map(str, live), "--out", str(tmp_path / f"merged{round_}")])
+        out = "".join(capsys.readouterr())
+        context = (round_, what, out[-600:])
+        assert code in (0, 2) and "internal error" not in out, context
+        if code == 2:
+            assert len([line for line in out.splitlines() if ": error: " in line]) == 1, context
+        assert outside.state() == outside.before, context
