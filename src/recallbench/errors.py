@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+# C0 and C1 control characters (ESC starts a terminal escape sequence), DEL, and the Unicode line
+# and paragraph separators: a file name or a server's reply must not move the cursor, recolour
+# or clear the user's terminal, or break one error into several lines.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` for one console line: whitespace runs folded to a space, every other control
+    character shown escaped (``\x1b``)."""
+    folded = " ".join(str(text).split())
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], folded)
 
 
 class InputError(ValueError):

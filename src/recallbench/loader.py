@@ -2,8 +2,9 @@
 executor handlers are all named this way.
 
 A reference is ``package.module:attr`` or ``path/to/file.py:attr`` (``attr`` may be dotted).
-A file is imported under a name unique to its path, with its folder on ``sys.path`` so it can
-import its siblings. Errors are ``ValueError`` with one line that names the reference.
+A file is imported under a name unique to its path, with its folder at the end of ``sys.path``
+so it can import its siblings but a sibling never replaces an installed package. Errors are
+``ValueError`` with one line that names the reference.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ def _import_file(path: Path) -> Any:
     name = f"_recallbench_user_{path.stem}_{digest}"
     if name in sys.modules:
         return sys.modules[name]
-    if str(path.parent) not in sys.path:
-        sys.path.insert(0, str(path.parent))
+    if str(path.parent) not in sys.path:  # last: its siblings never shadow installed packages
+        sys.path.append(str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ValueError(f"cannot import {path}")

@@ -250,16 +250,18 @@ def test_a_failing_cache_write_keeps_the_reply(tmp_path, monkeypatch):
     assert "No space left on device" in answer.info["cache_error"]
 
 
-def test_a_video_that_fails_to_decode_is_its_own_transient_failure(tmp_path):
-    from recallbench.agents.base import FrameQuery, TransientError
+def test_a_video_that_fails_to_decode_is_its_own_failure(tmp_path):
+    from recallbench.agents.base import FrameQuery
 
+    # Corrupt data fails the same way on every try (issue 21): the case's own error, recorded,
+    # never left for --resume to retry forever.
     garbage = tmp_path / "garbage.mp4"
     garbage.write_bytes(os.urandom(4096))
-    with ChatServer([Reply(GOOD)]) as server, pytest.raises(TransientError) as caught:
-        _vlm(server.base_url).select_frames(
+    with ChatServer([Reply(GOOD)]) as server:
+        answer = _vlm(server.base_url).select_frames(
             FrameQuery("c", "find the mug", str(garbage), (0, 1, 2)), None)
-    assert caught.value.kind == "decode_error"
-    assert not server.requests  # the model was never asked, so no response_error either
+    assert answer.response is None and answer.info["failure_mode"] == "decode_error"
+    assert not server.requests
 
 
 def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):

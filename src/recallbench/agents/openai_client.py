@@ -22,12 +22,14 @@ Standard library HTTP only (urllib): no SDK needed.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import http.client
 import json
 import logging
 import os
 import random
+import re
 import socket
 import threading
 import time
@@ -96,10 +98,25 @@ class ChatSettings:
             raise ValueError(f"timeout must be > 0, got {self.timeout}")
         if self.max_reply_bytes < 1 or self.max_connection_failures < 1:
             raise ValueError("max_reply_bytes and max_connection_failures must be >= 1")
+        check_no_credentials(self.base_url)
 
     def public(self) -> dict[str, Any]:
         """Settings for a manifest: everything but secrets (there are none: only the env name)."""
         return asdict(self)
+
+
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|sig|auth", re.IGNORECASE)
+
+
+def check_no_credentials(base_url: str) -> None:
+    """A base_url carrying a password or a key would reach the manifest, the cache key and the
+    console: refused, naming where the key goes instead."""
+    url = urllib.parse.urlsplit(base_url)
+    params = [name for name, _ in urllib.parse.parse_qsl(url.query, keep_blank_values=True)]
+    if url.username or url.password or any(_SECRET_PARAM.search(p) for p in params):
+        raise ValueError("base_url must not carry credentials (user:password@ or a key in the "
+                         "query): put the key in an environment variable and name it with "
+                         "api_key_env")
 
 
 @dataclass
@@ -188,6 +205,23 @@ def cache_material(body: dict[str, Any]) -> dict[str, Any]:
             message = {**message, "content": parts}
         messages.append(message)
     return {"cache_version": CACHE_VERSION, **body, "messages": messages}
+
+
+@functools.lru_cache(maxsize=8)
+def key_pattern(key: str) -> re.Pattern[bytes]:
+    """The key in a reply's bytes: each character as itself or JSON-escaped (``\\uXXXX`` in
+    either case, ``\\/`` for a slash), so an escaping server cannot carry it past redaction."""
+    parts = []
+    for char in key:
+        forms = [re.escape(char.encode("utf-8"))]
+        if ord(char) < 0x10000:
+            hex4 = f"{ord(char):04x}"
+            forms.append(rb"\\u" + "".join(
+                f"[{h}{h.upper()}]" if h.isalpha() else h for h in hex4).encode("ascii"))
+        if char in '/"\\':
+            forms.append(re.escape(b"\\" + char.encode("ascii")))
+        parts.append(b"(?:" + b"|".join(forms) + b")")
+    return re.compile(b"".join(parts))
 
 
 class ChatClient:
@@ -328,8 +362,8 @@ class ChatClient:
                 retry_after,
             )
         try:
-            payload = json.loads(raw)
-        except ValueError as exc:
+            payload = self._redact_decoded(json.loads(raw))
+        except (ValueError, RecursionError) as exc:
             raise _Attempt("bad_response", f"response is not JSON: {raw[:200]!r}", False) from exc
         if not isinstance(payload, dict):
             raise _Attempt("bad_response", f"response is not a JSON object: {raw[:200]!r}", False)
@@ -397,10 +431,24 @@ class ChatClient:
         return b"".join(chunks)
 
     def _redact(self, data: bytes) -> bytes:
-        """The response with every copy of the API key replaced (servers echo headers)."""
+        """The response with every copy of the API key replaced (servers echo headers), as
+        written or JSON-escaped (``\\/``, ``\\u0073``): the decoded reply must not hold it."""
         if not self._api_key:
             return data
-        return data.replace(self._api_key.encode("utf-8"), REDACTED.encode("ascii"))
+        return key_pattern(self._api_key).sub(REDACTED.encode("ascii"), data)
+
+    def _redact_decoded(self, value: Any) -> Any:
+        """Every string of a decoded reply, keys included, with the key replaced."""
+        if not self._api_key:
+            return value
+        key = self._api_key
+        if isinstance(value, str):
+            return value.replace(key, REDACTED)
+        if isinstance(value, list):
+            return [self._redact_decoded(v) for v in value]
+        if isinstance(value, dict):
+            return {self._redact_decoded(k): self._redact_decoded(v) for k, v in value.items()}
+        return value
 
     @staticmethod
     def _fill(result: ChatResult, payload: dict[str, Any]) -> None:

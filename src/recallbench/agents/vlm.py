@@ -32,6 +32,7 @@ from recallbench.benchmarks.findingdory.protocol import (
     FrameSource,
     TransientError,
 )
+from recallbench.video.reader import DETERMINISTIC_DECODE_ERRORS
 
 DEFAULT_PROMPT = "findingdory_frame_selection_v1"
 GOAL_PREFIX = "The robot's goal is:"
@@ -182,6 +183,10 @@ class VLMAgent:
             return FrameAnswer(frame_indices=None, response=None, info=info)
         try:
             messages = self.messages(query, source)
+        except DETERMINISTIC_DECODE_ERRORS as exc:  # the same on every try: this case's error
+            info.update(error=f"decode_error: {type(exc).__name__}: {exc}"[:2000],
+                        failure_mode="decode_error")
+            return FrameAnswer(frame_indices=None, response=None, info=info)
         except (OSError, ValueError, EOFError) as exc:  # PyAV's decode errors subclass these
             raise TransientError("decode_error", f"{type(exc).__name__}: {exc}", info) from exc
         info["num_images"] = len(source)

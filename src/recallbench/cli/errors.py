@@ -13,7 +13,7 @@ import sys
 import traceback
 from typing import Any, NoReturn
 
-from recallbench.errors import InputError, UsageError
+from recallbench.errors import InputError, UsageError, printable
 
 USER_ERROR = 2
 INTERNAL_ERROR = 1
@@ -23,8 +23,9 @@ __all__ = ["UsageError", "handle_exception", "print_error", "print_warning", "Pa
 
 
 def error_line(message: str, prog: str = "recallbench") -> str:
-    """One physical line: newlines in a message (e.g. from a library) are folded."""
-    return f"{prog}: error: {' '.join(str(message).split())}"
+    """One physical line: newlines in a message (e.g. from a library) are folded, control
+    characters escaped."""
+    return f"{prog}: error: {printable(message)}"
 
 
 def print_error(message: str, prog: str = "recallbench") -> None:
@@ -32,7 +33,7 @@ def print_error(message: str, prog: str = "recallbench") -> None:
 
 
 def print_warning(message: str) -> None:
-    print(f"recallbench: warning: {' '.join(str(message).split())}", file=sys.stderr, flush=True)
+    print(f"recallbench: warning: {printable(message)}", file=sys.stderr, flush=True)
 
 
 def handle_exception(exc: BaseException, prog: str) -> int:

@@ -84,6 +84,8 @@ def _handle(args: argparse.Namespace) -> int:
     try:
         status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
                               console=console, execution=execution)
+    except InputError:  # a file of the suite or the run folder: it names itself
+        raise
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
         message = str(exc)  # the loaders name their flag; a bare import error is --policy's
         raise UsageError("" if message.startswith("--") else "--policy", message) from None

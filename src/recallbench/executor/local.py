@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import multiprocessing as mp
 import os
 import signal
@@ -23,7 +24,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from recallbench.executor.pool import TaskPool
+from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
 from recallbench.executor.task import Task, TaskResult
+from recallbench.io import open_no_follow
 from recallbench.loader import load_attr
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
@@ -86,7 +89,9 @@ def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> 
     The parent calls it for a worker that died mid-task."""
     kept = take_output(spool, label)
     if kept:
-        with contextlib.suppress(OSError), open(log_path, "ab") as log:
+        with contextlib.suppress(OSError), os.fdopen(
+                open_no_follow(Path(log_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT),
+                "ab") as log:
             log.write(kept)
     if remove:
         with contextlib.suppress(OSError):
@@ -103,15 +108,15 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
     spool = None
     if log_path:  # keep simulator chatter out of the parent's progress display
         spool = _spool_path(log_path, os.getpid())
-        fd = os.open(spool, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        fd = open_no_follow(Path(spool), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.close(fd)
     handler = import_handler(handler_ref)
-    conn.send(("ready", os.getpid()))
+    conn.send_bytes(json.dumps(["ready", os.getpid()]).encode())
     while True:
         try:
-            msg = conn.recv()
+            msg = conn.recv()  # from the runner: trusted
         except (EOFError, OSError):
             return
         if msg is None:
@@ -122,13 +127,28 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
             value, error = handler(payload), None
         except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            value, error = None, f"handler raised {tb}"
+            value, error = None, f"handler raised {tb}"[:ERROR_CAP]
         if spool and log_path:
             with contextlib.suppress(Exception):
                 sys.stdout.flush()
                 sys.stderr.flush()
             move_output(spool, log_path, key)
-        conn.send(("done", key, value, error, time.perf_counter() - start))
+        text, unencodable = encode_result(value) if error is None else ("null", None)
+        # The runner reads JSON only: what the handler returned cannot run code there.
+        done = ["done", key, text, unencodable or error, time.perf_counter() - start]
+        conn.send_bytes(json.dumps(done).encode())
+
+
+def _message(data: bytes) -> list[Any]:
+    """A worker's message: ["ready", pid] or ["done", key, value, error, wall time]."""
+    msg = decode_result(data)
+    if isinstance(msg, list) and msg and msg[0] == "ready":
+        return msg
+    if not (isinstance(msg, list) and len(msg) == 5 and msg[0] == "done"
+            and isinstance(msg[1], str) and isinstance(msg[2], str)
+            and isinstance(msg[3], (str, type(None))) and isinstance(msg[4], (int, float))):
+        raise ValueError("not a worker message")
+    return ["done", msg[1], decode_result(msg[2]), msg[3], float(msg[4])]
 
 
 class _Worker:
@@ -222,9 +242,14 @@ class ProcessExecutor(TaskPool):
         for w in list(self._pool):
             if w.conn in ready:
                 try:
-                    msg = w.conn.recv()
+                    msg = _message(w.conn.recv_bytes())
                 except (EOFError, OSError):
                     msg = None  # died mid-message: handled as a dead worker below
+                except ValueError as exc:  # not what a worker sends: its task fails
+                    result = self._retire(w, f"worker sent an unreadable result ({exc})")
+                    if result:
+                        yield result
+                    continue
                 if msg and msg[0] == "ready":
                     w.ready = True
                     self._startup_failures = 0

@@ -33,7 +33,9 @@ from typing import Any
 from recallbench.errors import UsageError
 from recallbench.executor.local import import_handler, take_output
 from recallbench.executor.pool import TaskPool
+from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
 from recallbench.executor.task import Task, TaskResult
+from recallbench.io import open_no_follow
 
 # How often one task may be lost to infrastructure before it is given back unrun.
 DEFAULT_RETRIES = 3
@@ -75,18 +77,21 @@ class _Runner:
 
         return ray.get_runtime_context().get_node_id()
 
-    def run(self, key: str, payload: Any) -> tuple[Any, str | None, float, bytes]:
+    def run(self, key: str, payload: Any) -> tuple[str, str | None, float, bytes]:
+        """The handler's result as strict JSON text (``results.encode_result``), never the
+        object itself: the driver decodes JSON only."""
         start = time.perf_counter()
         try:
             value, error = self.handler(payload), None
         except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            value, error = None, f"handler raised {tb}"
+            value, error = None, f"handler raised {tb}"[:ERROR_CAP]
+        text, unencodable = encode_result(value) if error is None else ("null", None)
         wall = time.perf_counter() - start
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
-        return value, error, wall, take_output(self.spool, key)
+        return text, unencodable or error, float(wall), take_output(self.spool, key)
 
 
 @dataclass
@@ -219,8 +224,14 @@ class RayExecutor(TaskPool):
                               wall_time=wall, lost=True)
         w.task, w.ref = None, None
         self._idle_since = time.monotonic()
-        self._append_output(output)
-        return TaskResult(task.key, value, error, wall)
+        self._append_output(output if isinstance(output, bytes) else b"")
+        try:
+            if not isinstance(value, str) or not isinstance(error, (str, type(None))):
+                raise ValueError("not a worker result")
+            return TaskResult(task.key, decode_result(value), error, float(wall))
+        except (TypeError, ValueError) as exc:
+            return TaskResult(task.key, error=f"worker sent an unreadable result ({exc})",
+                              wall_time=time.perf_counter() - w.started)
 
     def _infrastructure(self, exc: BaseException, w: _Worker) -> bool:
         """Was the worker lost with its node (or unreachable), rather than killed by its task?"""
@@ -255,7 +266,8 @@ class RayExecutor(TaskPool):
 
     def _append_output(self, output: bytes) -> None:
         if output and self.log_path:
-            with open(self.log_path, "ab") as log:
+            with os.fdopen(open_no_follow(Path(self.log_path),
+                                          os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as log:
                 log.write(output)
 
     def close(self) -> None:

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from recallbench.errors import InputError, UsageError
+from recallbench.errors import InputError, UsageError, printable
 from recallbench.executor import ExecutorSettings, Task, executor_for
 from recallbench.generate.registry import GENERATORS
 from recallbench.io import write_json_atomic
@@ -123,7 +123,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
     GENERATORS[benchmark].finish(out_dir, knobs)
     manifest = write_suite_file(out_dir, benchmark, seed, n, knobs)
     for i, msg in sorted(errors.items()):
-        console.print(f"[red]error[/red] item {i}: {escape(msg)}", highlight=False,
+        console.print(f"[red]error[/red] item {i}: {escape(printable(msg))}", highlight=False,
                       soft_wrap=True)
     done_n = len(manifest["items"])
     console.print(f"{done_n}/{n} {benchmark} items in {out_dir}")

@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from recallbench.benchmarks.registry import BENCHMARKS
+from recallbench.io import replace_atomic
 from recallbench.report.tables import fmt, interval_table
 
 LABELS = {m.name: m.label for b in BENCHMARKS.values() for m in b.metrics}
@@ -106,6 +107,6 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
     if "hl_spl" in metrics:
         ax.set_xlabel(SUBSET_NOTE, fontsize=7, color="dimgray")
     fig.tight_layout()
-    fig.savefig(path)
+    replace_atomic(path, lambda tmp: fig.savefig(tmp, format="png"))
     plt.close(fig)
     return path

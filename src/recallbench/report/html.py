@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import base64
 import html
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from recallbench.io import write_text_atomic
 from recallbench.report.compare import TITLES, plot_benchmark, table_rows
 
 STYLE = """
@@ -78,10 +78,7 @@ def write_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path], path: Pa
                overview: Mapping[str, Any] | None = None) -> Path:
     """Write through a temp file and rename, so a reader never sees half a report."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(comparison, pngs, overview), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_text_atomic(path, render_html(comparison, pngs, overview))
 
 
 def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Path]:

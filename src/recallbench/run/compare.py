@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
 from recallbench.benchmarks.registry import get_benchmark
 from recallbench.errors import InputError, UsageError
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
+from recallbench.run.lock import clear_run_folder
 from recallbench.run.runlog import RUN_LOG
 
 
@@ -240,7 +240,7 @@ def clear_stale(suites: dict[str, Path], plan: dict[str, list[Planned]], out: Pa
         raise UsageError("--out", f"{folder} was run with other settings ({diff}){more}: "
                                   "pass --overwrite to redo it, or choose another --out")
     for folder, _ in stale:
-        shutil.rmtree(folder)
+        clear_run_folder(folder)  # refused while another process writes it
     return [folder for folder, _ in stale]
 
 

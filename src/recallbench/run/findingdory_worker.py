@@ -16,6 +16,7 @@ from typing import Any
 
 from recallbench.benchmarks.findingdory.protocol import FrameAnswer, FrameQuery, TransientError
 from recallbench.errors import InputError
+from recallbench.executor.results import encode_result
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,13 @@ class AgentSpec:
     seed: int = 0
 
 
+# The longest response kept in the run log (the VLM client's reply cap): every `score` parses it
+# again, so a longer one is cut here, once, and the cut recorded.
+RESPONSE_CAP = 4 * 1024 * 1024
+# No frame index has more digits; a longer integer is kept as text for the parser to reject.
+_MAX_INDEX = 10**18
+
+
 def answer_record(answer: Any) -> dict[str, Any]:
     """The run-log fields of an agent's answer; anything odd is kept as text, never coerced."""
     if not isinstance(answer, FrameAnswer):
@@ -35,20 +43,44 @@ def answer_record(answer: Any) -> dict[str, Any]:
     fi = answer.frame_indices
     if fi is not None:
         fi = list(fi)
-        if not all(isinstance(i, int) and not isinstance(i, bool) for i in fi):
+        if not all(type(i) is int and abs(i) < _MAX_INDEX for i in fi):
             # Keep what was said, but as a response for the parser to reject (never coerce).
-            return {"frame_indices": None, "response": repr(fi)[:2000], "info": info}
-    response = answer.response if isinstance(answer.response, str) else None
+            return {"frame_indices": None, "response": _shown(fi), "info": info}
+    response = str.__str__(answer.response) if isinstance(answer.response, str) else None
+    if response is not None and len(response) > RESPONSE_CAP:
+        info = {**info, "response_chars": len(response)}
+        response = response[:RESPONSE_CAP]
     return {"frame_indices": fi, "response": response, "info": info}
+
+
+def _shown(value: list[Any]) -> str:
+    """A short text of an odd answer: repr of a huge integer would raise, and an object's own
+    ``__repr__`` is its code."""
+    return "[" + ", ".join(
+        f"<{len(str(i)) if type(i) is int and i.bit_length() < 14_000 else 'many'}-digit integer>"
+        if type(i) is int else f"<{type(i).__name__}>" if not isinstance(i, (bool, float, str))
+        else repr(i)[:100] for i in value[:50]) + "]"
 
 
 def loggable(info: Any) -> dict[str, Any]:
     # The run log is strict JSON (no NaN); an agent's odd info must not crash the whole run.
     try:
-        json.dumps(info, allow_nan=False, default=lambda v: v.tolist())
-        return dict(info)
-    except (TypeError, ValueError, AttributeError):
-        return {"unloggable_info": repr(info)[:2000]}
+        return dict(json.loads(encode_info(info)))
+    except (TypeError, ValueError, AttributeError, RecursionError):
+        try:  # in the worker, where the agent's own code runs anyway
+            shown = repr(info)[:2000]
+        except Exception:  # a __repr__ that raises, or a structure too deep to show
+            shown = f"<{type(info).__name__} that is not strict JSON>"
+        return {"unloggable_info": str.__str__(shown) if isinstance(shown, str) else "?"}
+
+
+def encode_info(info: Any) -> str:
+    if not isinstance(info, dict):
+        raise TypeError("info is not a dict")
+    text, error = encode_result(info)
+    if error is not None:
+        raise ValueError(error)
+    return text
 
 
 _agents: dict[str, Any] = {}

@@ -10,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 from recallbench.errors import InputError
+from recallbench.io import open_no_follow
 
 LOCK_NAME = ".lock"
 _HELD: set[str] = set()  # run folders this process holds
@@ -30,7 +32,7 @@ def run_folder_lock(run_dir: str | Path) -> Iterator[None]:
     path = Path(run_dir) / LOCK_NAME
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_no_follow(path, os.O_RDWR | os.O_CREAT)
     except OSError as exc:  # a read-only or full file system, found before any work
         raise InputError(path.parent, None, f"cannot write the run folder: {exc.strerror}") from exc
     try:
@@ -51,3 +53,22 @@ def run_folder_lock(run_dir: str | Path) -> Iterator[None]:
             _HELD.discard(held)
     finally:
         os.close(fd)  # releases the lock
+
+
+def clear_run_folder(run_dir: str | Path) -> None:
+    """Empty a run folder for ``--overwrite``: only while holding its lock (a running writer's
+    folder is refused, not deleted under it), and never the lock file itself, so a writer that
+    starts meanwhile waits on the same inode. Symlinks inside are removed, never followed."""
+    run_dir = Path(run_dir)
+    if run_dir.is_symlink() or not run_dir.is_dir():
+        if run_dir.is_symlink() or run_dir.exists():
+            raise InputError(run_dir, None, "is not a run folder (a symlink or a file)")
+        return
+    with run_folder_lock(run_dir):
+        for entry in os.scandir(run_dir):
+            if entry.name == LOCK_NAME:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sys
@@ -11,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from recallbench import __version__
-from recallbench.io import write_json_atomic
+from recallbench.errors import InputError
+from recallbench.io import read_json, write_json_atomic
 from recallbench.versions import package_versions
 
 
@@ -38,4 +38,9 @@ def write_manifest(run_dir: str | Path, manifest: dict[str, Any]) -> Path:
 
 
 def read_manifest(run_dir: str | Path) -> dict[str, Any]:
-    return json.loads((Path(run_dir) / "manifest.json").read_text())
+    """The run's manifest; a damaged one is one ``InputError`` naming it, never a traceback."""
+    path = Path(run_dir) / "manifest.json"
+    manifest = read_json(path)
+    if not isinstance(manifest, dict):
+        raise InputError(path, None, "must be a JSON object")
+    return manifest

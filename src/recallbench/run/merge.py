@@ -11,14 +11,13 @@ they equal the unsharded run's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from recallbench.errors import InputError, UsageError
 from recallbench.executor.shards import Shard, parse_shard
-from recallbench.io import write_json_atomic
+from recallbench.io import read_json, write_json_atomic
 from recallbench.run.manifest import read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 
@@ -119,7 +118,10 @@ def _runner_summary(d: Path) -> dict[str, Any]:
     if not path.is_file():
         raise InputError(path, None, "missing: the shard never finished (finish it with "
                                      "--resume first)")
-    return json.loads(path.read_text())
+    summary = read_json(path)
+    if not isinstance(summary, dict):
+        raise InputError(path, None, "must be a JSON object")
+    return summary
 
 
 def _merge_scenemem(runs: list[tuple[Path, dict[str, Any], Shard]],
@@ -146,7 +148,14 @@ def _merge_scenemem(runs: list[tuple[Path, dict[str, Any], Shard]],
         results_path = Path(m["config"]["out"])
         if not results_path.is_file():
             raise InputError(results_path, None, "missing: finish the shard with --resume")
-        for entry in json.loads(results_path.read_text())["results"]:
+        card = read_json(results_path)
+        listed = card.get("results") if isinstance(card, dict) else None
+        if not isinstance(listed, list) or not all(
+                isinstance(e, dict) and isinstance(e.get("scenario"), str)
+                and isinstance(e.get("tests"), list) for e in listed):
+            raise InputError(results_path, "results", "not the card's results.json (a list of "
+                                                      "scenarios with their tests)")
+        for entry in listed:
             entries[entry["scenario"]] = entry
         errors.update(summary.get("scenario_errors") or {})
         missing += summary.get("missing_tests") or []

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.errors import InputError
+from recallbench.io import open_no_follow
 
 RUN_LOG = "runlog.jsonl"  # every run folder's log, whatever the benchmark
 
@@ -27,17 +28,18 @@ class RunLog:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._truncate_torn_tail()
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            fd = open_no_follow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            self._file = os.fdopen(fd, "a", encoding="utf-8")
         except OSError as exc:
             raise InputError(self.path, None, f"cannot open for append: {exc.strerror}") from None
 
     def _truncate_torn_tail(self) -> None:
-        if not self.path.exists():
+        if not self.path.exists() and not self.path.is_symlink():
             return
-        data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if end != len(data):
-            with open(self.path, "r+b") as f:
+        with os.fdopen(open_no_follow(self.path, os.O_RDWR), "r+b") as f:
+            data = f.read()
+            end = data.rfind(b"\n") + 1
+            if end != len(data):
                 f.truncate(end)
                 f.flush()
                 os.fsync(f.fileno())
@@ -83,13 +85,27 @@ def _json_default(value: Any) -> Any:
 def read_records(path: str | Path) -> Iterator[dict[str, Any]]:
     """Yield complete records; a torn final line is skipped. Later records win on equal keys."""
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.endswith("\n"):
+    with os.fdopen(open_no_follow(path, os.O_RDONLY), "rb") as f:
+        for n, line in enumerate(f, 1):
+            if not line.endswith(b"\n"):
                 break
-            yield json.loads(line)
+            yield _record(path, n, line)
+
+
+def _record(path: Path, n: int, line: bytes) -> dict[str, Any]:
+    """One line of the log as a record, or one error naming the file and line (a hand-edited or
+    planted log: garbage bytes, integers past Python's 4,300 digits, nesting past the decoder's
+    depth, a record that is not an object with a key)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:120]
+        raise InputError(path, f"line {n}", f"not a JSON record ({reason})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+        raise InputError(path, f"line {n}", "not a run-log record (an object with a 'key')")
+    return record
 
 
 def completed(path: str | Path) -> dict[str, dict[str, Any]]:

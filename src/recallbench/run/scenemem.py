@@ -33,7 +33,7 @@ from recallbench.benchmarks.scenemem.results import (
 )
 from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.errors import InputError
+from recallbench.errors import InputError, printable
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
 from recallbench.executor.shards import parse_shard
 from recallbench.io import write_json_atomic
@@ -383,7 +383,8 @@ def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
 
 def print_error(console: Console, message: str) -> None:
     """One line per error, never wrapped, brackets in field names kept literal."""
-    console.print(f"[red]error[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    console.print(f"[red]error[/red] {escape(printable(message))}", highlight=False,
+                  soft_wrap=True)
 
 
 def _now() -> str:

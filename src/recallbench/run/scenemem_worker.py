@@ -10,6 +10,7 @@ requires.
 from __future__ import annotations
 
 import contextlib
+import math
 import traceback
 from typing import Any
 
@@ -146,4 +147,16 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
     lost = getattr(policy, "server_lost", None) if isinstance(policy, RemotePolicy) else None
     if lost:
         return {"policy_server_lost": lost}
-    return {**outcome.to_dict(), "max_steps": max_steps}
+    return _finite({**outcome.to_dict(), "max_steps": max_steps})
+
+
+def _finite(value: Any) -> Any:
+    """NaN and inf (a diverged simulation's distances) as None: the result crosses to the
+    runner as strict JSON, which has no NaN."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value

@@ -29,6 +29,7 @@ from typing import Literal
 import numpy as np
 
 from recallbench.errors import InputError
+from recallbench.io import read_json
 
 OBJECT_MAX_DIST = 2.0
 OBJECT_MAX_ANGLE = np.pi / 4
@@ -132,7 +133,7 @@ def load_episode(directory: str | Path) -> EpisodeAnnotations:
     ent_path = directory / "entities.json"
     if not ent_path.is_file():
         raise InputError(ent_path, None, "entities file not found")
-    raw = json.loads(ent_path.read_text())
+    raw = read_json(ent_path)
     if not isinstance(raw, list):
         raise InputError(ent_path, None, "expected a list of entities")
     entities = []
@@ -174,7 +175,7 @@ def load_episode(directory: str | Path) -> EpisodeAnnotations:
     events = None
     ev_path = directory / "events.json"
     if ev_path.is_file():
-        events = json.loads(ev_path.read_text())
+        events = read_json(ev_path)
         if not isinstance(events, list) or not all(
             isinstance(e, dict)
             and isinstance(e.get("start"), int)

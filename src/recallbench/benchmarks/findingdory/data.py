@@ -26,6 +26,7 @@ from recallbench.benchmarks.findingdory.templates import (
     template_of,
 )
 from recallbench.errors import InputError
+from recallbench.io import parse_json, read_bytes_regular
 
 PUBLIC_ANSWER_FRAMES = 96  # the public file's answers index the 96-frame subsampled video
 
@@ -236,20 +237,11 @@ def _check_answer_range(answer: Any, answer_frames: int | None, num_frames: int 
 
 
 def _read_rows(path: Path) -> list[Any]:
-    text = path.read_text(encoding="utf-8")
+    data = read_bytes_regular(path)  # a folder or a FIFO: one line, never a hang
     if path.suffix == ".jsonl":
-        rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InputError(path, f"line {n}", f"invalid JSON: {exc.msg}") from None
-        return rows
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, None, f"invalid JSON at line {exc.lineno}: {exc.msg}") from None
+        return [parse_json(line, path, f"line {n}")
+                for n, line in enumerate(data.splitlines(), 1) if line.strip()]
+    data = parse_json(data, path)
     if isinstance(data, dict) and isinstance(data.get("rows"), list):
         data = data["rows"]
     if not isinstance(data, list):

@@ -133,7 +133,25 @@ def score_records(
     for case in suite.cases if cases is None else cases:
         episode = episodes.get(case.ep_id)
         if case.id in records:
-            rows.append(score_case(case, records[case.id], scoring=scoring, episode=episode))
+            rows.append(_score_or_fail(case, records[case.id], scoring, episode))
         elif not subset:
             rows.append(missing_row(case, episode=episode, with_ll=with_ll))
     return rows
+
+
+# What a record of the wrong shape (a string where a list belongs, a huge or nested value) raises
+# while scoring: that case fails as a response_error, the run is still scored.
+MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError,
+              RecursionError)
+
+
+def _score_or_fail(
+    case: QACase, record: dict[str, Any], scoring: Scoring, episode: EpisodeAnnotations | None
+) -> dict[str, Any]:
+    try:
+        return score_case(case, record, scoring=scoring, episode=episode)
+    except MALFORMED as exc:
+        row = missing_row(case, episode=episode, with_ll="ll" in record)
+        row["failure"] = "response_error"
+        row["parse_error"] = f"malformed record: {type(exc).__name__}"
+        return row

@@ -1,6 +1,7 @@
 """Read frame indices out of a model's text answer. Never ``eval``.
 
-Two parsers, both linear-time-ish on multi-MB replies:
+Two parsers, both linear-time-ish on multi-MB replies (the published one under a work budget:
+at most ``_BUDGET_PER_CHAR`` characters decoded per character of the reply):
 
 - ``parse_frame_indices`` (published, the default): the paper's prompt asks for
   ``{"chain_of_thought": str, "frame_indices": list[int]}``. Models wrap it in ```json fences or
@@ -72,9 +73,29 @@ def _dicts_in(value: Any) -> Iterator[dict]:
 _OBJECT_START = re.compile(r'\{\s*["}]')
 _WINDOW = 256
 _CUT_MARGIN = 16  # a value cut by the window fails within a keyword's length of the cut
+# Characters handed to the decoder per character of the reply (plus a constant): a reply built
+# so that every '{' decodes far ahead would otherwise cost quadratic time, on every `score`.
+_BUDGET_PER_CHAR = 8
+_BUDGET_BASE = 1 << 20
 
 
-def _decode_at(decoder: json.JSONDecoder, chunk: str, pos: int) -> tuple[Any | None, int]:
+class BudgetExceeded(Exception):
+    """The reply would cost more decoding than its length allows."""
+
+
+class _Budget:
+    def __init__(self, text: str) -> None:
+        self.left = _BUDGET_BASE + _BUDGET_PER_CHAR * len(text)
+
+    def spend(self, chars: int) -> None:
+        self.left -= chars
+        if self.left < 0:
+            raise BudgetExceeded
+
+
+def _decode_at(
+    decoder: json.JSONDecoder, chunk: str, pos: int, budget: _Budget
+) -> tuple[Any | None, int]:
     """raw_decode at ``pos`` on a growing window of the text: (value, end), or (None, where
     to look next) when no JSON value starts there. A failed raw_decode on the whole text costs
     O(pos) (the error counts the lines before it), which made a scan over every '{' quadratic.
@@ -86,17 +107,23 @@ def _decode_at(decoder: json.JSONDecoder, chunk: str, pos: int) -> tuple[Any | N
         try:
             value, end = decoder.raw_decode(piece)
         except RecursionError:  # nested beyond the decoder's limit: not an answer; move past
+            budget.spend(len(piece))
             return None, pos + len(piece)
         except json.JSONDecodeError as exc:
+            budget.spend(exc.pos)  # what the decoder read before it failed
             near_cut = exc.pos >= len(piece) - _CUT_MARGIN or exc.msg.startswith("Unterminated")
             if cut and near_cut:
                 window *= 4
                 continue
             return None, pos + 1
+        except ValueError:  # an integer of 4,300+ digits (int() refuses it): not an answer
+            budget.spend(len(piece))
+            return None, pos + 1
+        budget.spend(end)
         return value, pos + end
 
 
-def _objects(chunk: str) -> Iterator[dict]:
+def _objects(chunk: str, budget: _Budget) -> Iterator[dict]:
     """JSON objects starting at a '{' of the chunk, left to right.
 
     A decoded value is skipped whole (its nested objects come from the value itself), so the
@@ -105,7 +132,7 @@ def _objects(chunk: str) -> Iterator[dict]:
     decoder = json.JSONDecoder()
     match = _OBJECT_START.search(chunk)
     while match is not None:
-        value, end = _decode_at(decoder, chunk, match.start())
+        value, end = _decode_at(decoder, chunk, match.start(), budget)
         if value is not None:
             yield from _dicts_in(value)
         match = _OBJECT_START.search(chunk, end)
@@ -113,10 +140,17 @@ def _objects(chunk: str) -> Iterator[dict]:
 
 def parse_frame_indices(text: str | None) -> ParseResult:
     """Parse a model response into frame indices (positions in the offered list)."""
-    if text is None or not text.strip():
+    if not isinstance(text, str) or not text.strip():  # a record may hold any JSON type
         return ParseResult(None, error="empty response")
+    try:
+        return _first_answer(text, _Budget(text))
+    except BudgetExceeded:
+        return ParseResult(None, error="reply too costly to parse (work budget exceeded)")
+
+
+def _first_answer(text: str, budget: _Budget) -> ParseResult:
     for chunk in (*_fenced_blocks(text), text):
-        for value in _objects(chunk):
+        for value in _objects(chunk, budget):
             if "frame_indices" not in value:
                 continue
             cot = value.get("chain_of_thought")
@@ -165,7 +199,7 @@ def parse_official(text: str | None) -> ParseResult:
     infinity, a non-dict answer) also count as unparsable here. Range handling (>= K -> -1,
     clip to 0..K-1) is the scorer's, since it needs K.
     """
-    if text is None or not ("json" in text or ("{" in text and "}" in text)):
+    if not isinstance(text, str) or not ("json" in text or ("{" in text and "}" in text)):
         return ParseResult(None, error="no JSON in the response")
     return coerce_official(_official_loads(text))
 

@@ -11,8 +11,10 @@ compiler's relative meshdir/texturedir/assetdir likewise). ``--trust-suite`` ski
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import stat
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
@@ -53,64 +55,99 @@ def safe_model_xml(xml: str, xml_path: Path, trusted: bool = False) -> str:
     env_dir = xml_path.parent.resolve()
     allowed = [os.path.realpath(env_dir.parent), *installed_asset_roots()]
     changed = False
-    dirs: dict[str, str] = {}
     for compiler in root.iter("compiler"):
         for name in _COMPILER_DIRS:
             value = compiler.get(name)
             if value is not None and not os.path.isabs(value):
                 compiler.set(name, str(env_dir / value))
                 changed = True
-            if compiler.get(name) is not None:
-                dirs[name] = compiler.get(name, "")
-    changed |= _check_tree(root, xml_path, env_dir, dirs, allowed, rewrite=True, seen=set())
+    # Compiler directories may be set anywhere, included files too, and MuJoCo applies them in
+    # document order: a first pass collects every value each takes, a second checks each file
+    # reference against all of them, so no order of <compiler> and <include> can slip past.
+    dirs: dict[str, list[str]] = {}
+    for compiler in root.iter("compiler"):
+        _compiler(compiler, xml_path, dirs, allowed)
+    for _ in range(2):
+        changed |= _check_tree(root, xml_path, env_dir, dirs, allowed, rewrite=True, seen=set())
     return ET.tostring(root, encoding="unicode") if changed else xml
+
+
+def _compiler(element: ET.Element, source: Path, dirs: dict[str, list[str]],
+              allowed: list[str]) -> None:
+    for name in _COMPILER_DIRS:
+        value = element.get(name)
+        if value is None:
+            continue
+        field = f"<compiler {name}={value!r}>"
+        if not os.path.isabs(value):  # the main file's were made absolute: this is included
+            raise SuiteRefusal(source, field, "relative directory in an included file "
+                                              "(make it absolute)")
+        if not _inside(value, allowed):
+            raise SuiteRefusal(source, field, "resolves outside the scenario folder and the "
+                                              "installed robosuite/robocasa assets "
+                                              "(--trust-suite allows it)")
+        if value not in dirs.setdefault(name, []):
+            dirs[name].append(value)
+
+
+def _regular(path: str, source: Path, field: str) -> None:
+    """A referenced file that exists must be a regular file: MuJoCo reading a FIFO or a device
+    would block or never end."""
+    with contextlib.suppress(OSError):
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise SuiteRefusal(source, field, "is not a regular file")
 
 
 def _check_tree(
     root: ET.Element,
     source: Path,
     env_dir: Path,
-    dirs: dict[str, str],
+    dirs: dict[str, list[str]],
     allowed: list[str],
     rewrite: bool,
     seen: set[str],
 ) -> bool:
     changed = False
     for element in root.iter():
+        if element.tag == "compiler":
+            _compiler(element, source, dirs, allowed)
         for attr, value in list(element.attrib.items()):
             if not attr.startswith("file") or not value:
                 continue
             field = f"<{element.tag} {attr}={value!r}>"
-            base = dirs.get(_ASSET_DIR.get(element.tag, ""), dirs.get("assetdir"))
+            bases = dirs.get(_ASSET_DIR.get(element.tag, ""), []) + dirs.get("assetdir", [])
             if element.tag == "include":
-                base = None
+                bases = []
             if os.path.isabs(value):
-                path = value
-            elif base is not None:
-                path = os.path.join(base, value)
+                paths = [value]
+            elif bases:
+                paths = [os.path.join(base, value) for base in bases]
             elif rewrite:
-                path = str(env_dir / value)
-                element.set(attr, path)
+                paths = [str(env_dir / value)]
+                element.set(attr, paths[0])
                 changed = True
             else:  # a file included by the model: MuJoCo would read it from the current dir
                 raise SuiteRefusal(
                     source, field, "relative path in an included file (make it absolute)"
                 )
-            if not _inside(path, allowed):
-                raise SuiteRefusal(
-                    source,
-                    field,
-                    "resolves outside the scenario folder and the installed robosuite/robocasa "
-                    "assets (--trust-suite allows it)",
-                )
-            if element.tag == "include" and os.path.realpath(path) not in seen:
-                seen.add(os.path.realpath(path))
-                _check_include(Path(path), env_dir, dirs, allowed, seen)
+            for path in paths:
+                if not _inside(path, allowed):
+                    raise SuiteRefusal(
+                        source,
+                        field,
+                        "resolves outside the scenario folder and the installed "
+                        "robosuite/robocasa assets (--trust-suite allows it)",
+                    )
+                _regular(path, source, field)
+            if element.tag == "include" and os.path.realpath(paths[0]) not in seen:
+                seen.add(os.path.realpath(paths[0]))
+                _check_include(Path(paths[0]), env_dir, dirs, allowed, seen)
     return changed
 
 
 def _check_include(
-    path: Path, env_dir: Path, dirs: dict[str, str], allowed: list[str], seen: set[str]
+    path: Path, env_dir: Path, dirs: dict[str, list[str]], allowed: list[str], seen: set[str]
 ) -> None:
     try:
         included = ET.parse(path).getroot()

@@ -2,14 +2,16 @@
 
 A policy written for the card subclasses ``eval.base_policy.BasePolicy`` from the data repo. When
 the data repo has ``eval/base_policy.py`` beside ``data/``, that one ``eval`` package is made
-importable (``register_card_eval``) so the import works unchanged, without putting the data root
-on sys.path: a data repo's ``gymnasium.py`` must never replace the installed package.
+importable on demand (``register_card_eval``: only when the policy imports ``eval``, never for a
+built-in policy) so the import works unchanged, without putting the data root on sys.path: a data
+repo's ``gymnasium.py`` must never replace the installed package.
 ``BasePolicy`` here has the same interface for new policies.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
@@ -41,22 +43,38 @@ def card_eval_dirs(data_dir: str | Path) -> list[str]:
             if (root / "eval" / "base_policy.py").is_file()][:1]
 
 
-def register_card_eval(eval_dirs: list[str]) -> None:
-    """Make ``eval`` (only that package) importable from the data repo, unless an ``eval``
-    package is already importable: sys.path is left alone, so nothing else can be shadowed."""
-    if not eval_dirs or "eval" in sys.modules or importlib.util.find_spec("eval") is not None:
-        return
-    init = Path(eval_dirs[0]) / "__init__.py"
-    spec = importlib.util.spec_from_file_location(
-        "eval", init if init.is_file() else None, submodule_search_locations=[eval_dirs[0]]
-    )
-    if spec is None:  # no __init__.py: a namespace package over that one folder
+class _CardEvalFinder(importlib.abc.MetaPathFinder):
+    """Resolves the top-level ``eval`` package from the data repo, and only when something
+    imports it: sitting last on ``sys.meta_path``, it answers only if no installed or
+    current-directory ``eval`` did. Its submodules (``eval.base_policy``) are then found through
+    the package's ``__path__`` by the ordinary path finder."""
+
+    def __init__(self, eval_dir: str) -> None:
+        self.eval_dir = eval_dir
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "eval":
+            return None
+        init = Path(self.eval_dir) / "__init__.py"
+        # Data repo code is about to run in this process: say so, naming it.
+        print(f"recallbench: the policy imports eval: running the data repo's {self.eval_dir}"
+              f"{'/__init__.py' if init.is_file() else ''}", file=sys.stderr, flush=True)
+        if init.is_file():
+            return importlib.util.spec_from_file_location(
+                "eval", init, submodule_search_locations=[self.eval_dir]
+            )
         spec = importlib.machinery.ModuleSpec("eval", None, is_package=True)
-        spec.submodule_search_locations = [eval_dirs[0]]
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["eval"] = module
-    if spec.loader is not None:
-        spec.loader.exec_module(module)
+        spec.submodule_search_locations = [self.eval_dir]  # a namespace package
+        return spec
+
+
+def register_card_eval(eval_dirs: list[str]) -> None:
+    """Make ``eval`` (only that package) importable from the data repo on demand: nothing of the
+    repo runs unless the policy itself imports ``eval``, and sys.path is left alone, so nothing
+    else can be shadowed."""
+    if not eval_dirs or any(isinstance(f, _CardEvalFinder) for f in sys.meta_path):
+        return
+    sys.meta_path.append(_CardEvalFinder(eval_dirs[0]))
 
 
 def load_policy_class(
@@ -64,18 +82,19 @@ def load_policy_class(
 ) -> type:
     """Import ``module:Class`` where module is importable or a path to a .py file.
 
-    The current directory and ``extra_paths`` (both from the command line, never from the
-    suite) go on sys.path first, as ``python eval_runner.py`` would have them, so
-    ``my_policy:MyPolicy`` resolves from where the user runs the command. ``eval_dirs``: the
-    data repo's ``eval/`` package (``card_eval_dirs``).
+    ``extra_paths`` and the current directory (both from the command line, never from the
+    suite) go at the end of sys.path, after installed packages, so ``my_policy:MyPolicy``
+    resolves from where the user runs the command but its folder shadows nothing installed.
+    ``eval_dirs``: the data repo's ``eval/`` package (``card_eval_dirs``), importable on demand.
     """
     module_ref, sep, class_name = spec.rpartition(":")
     if not sep or not module_ref or not class_name:
         raise ValueError(f"--policy must be 'module:Class' or 'file.py:Class', got {spec!r}")
-    register_card_eval(eval_dirs or [])
+    if not module_ref.startswith("recallbench."):  # a built-in policy never needs the card's
+        register_card_eval(eval_dirs or [])
     for path in [*(extra_paths or []), str(Path.cwd())]:
-        if path not in sys.path:
-            sys.path.insert(0, path)
+        if path not in sys.path:  # last: a folder's own pydantic.py never shadows the package
+            sys.path.append(path)
     if module_ref.endswith(".py") and not Path(module_ref).is_file():
         raise ValueError(f"--policy: file {module_ref} does not exist")
     try:

@@ -27,6 +27,38 @@ def is_suite(path: Path) -> bool:
         for p in path.iterdir())
 
 
+_TEXT = ("category", "task", "fixture_type", "failed", "scenario", "test_id")
+_FLAGS = ("memory", "first_open_success")
+_COUNTS = ("steps", "max_steps", "fixtures_opened_before_success", "seed")
+_OBJECTS = ("policy_info", "trace", "fixture")
+
+
+def clean_record(record: Record) -> dict[str, Any]:
+    """A run-log record with every field the scorer and viewer read of the type they expect; a
+    hand-edited or planted value of another type becomes None (the test then scores as failed
+    or n/a), never an error of the whole run. A non-text ``error`` still marks an error."""
+    out = dict(record)
+    for key in _TEXT:
+        if key in out and not isinstance(out[key], str):
+            out[key] = None
+    for key in _FLAGS:
+        if key in out and not isinstance(out[key], bool):
+            out[key] = None
+    for key in _COUNTS:
+        value = out.get(key)
+        if key in out and not (type(value) is int and 0 <= value < 2**53):
+            out[key] = None
+    for key in _OBJECTS:
+        if key in out and not isinstance(out[key], dict):
+            out[key] = None
+    if out.get("error") is not None and not isinstance(out["error"], str):
+        out["error"] = "malformed record: error is not text"
+    if "opened" in out and not (isinstance(out["opened"], list)
+                                and all(isinstance(o, str) for o in out["opened"])):
+        out["opened"] = None
+    return out
+
+
 def score(given: ScoreInput) -> list[Row]:
     """One row per planned test: the card's memory success and recallbench's strict
     ``first_open_success`` (n/a for records older than it), sliced by fixture type and task. A
@@ -41,7 +73,7 @@ def score(given: ScoreInput) -> list[Row]:
             "category": r.get("category"),
             "failure": "error" if r.get("error") else r.get("failed"),
         }
-        for r in given.records.values()
+        for r in map(clean_record, given.records.values())
     ]
     if not given.subset:
         missing = given.runner_summary.get("missing_tests") or []
@@ -56,7 +88,7 @@ def no_answer(record: Record) -> str | None:
 
 
 def run_notes(records: Mapping[str, Record]) -> dict[str, Any]:
-    steps = [r["steps"] for r in records.values()
+    steps = [r["steps"] for r in map(clean_record, records.values())
              if r.get("memory") and r.get("steps") is not None]
     return {"mean_steps_to_success": round(sum(steps) / len(steps), 1) if steps else None}
 

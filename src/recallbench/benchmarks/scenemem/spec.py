@@ -6,7 +6,6 @@ accepts unknown extra fields, so richer real specs still load. See docs/scenemem
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +15,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from recallbench.errors import InputError
+from recallbench.errors import InputError, SuiteRefusal
+from recallbench.io import read_bytes_regular, read_json
 
 VIDEO_NAMES = ("robot0_agentview_left.mp4", "robot0_agentview_right.mp4", "robot0_eye_in_hand.mp4")
 ENV_FILES = ("unified_model.xml", "env_args.json", "ep_meta.json", "start_state.npy")
@@ -141,12 +141,7 @@ def _loc(loc: tuple[int | str, ...]) -> str:
 
 
 def _read_json(path: Path) -> Any:
-    if not path.exists():
-        raise InputError(path, None, "file is missing")
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"line {exc.lineno}", f"malformed JSON: {exc.msg}") from exc
+    return read_json(path)  # not UTF-8, too deep, a folder: one line naming the file
 
 
 def parse_eval_spec(path: Path) -> EvalSpec:
@@ -168,9 +163,9 @@ def xml_names(xml_path: Path) -> tuple[set[str], dict[str, str]]:
     resolve here). A joint without a type attribute is a hinge unless a default class says
     otherwise; the compiled model is checked again when the env is built."""
     try:
-        root = ET.parse(xml_path).getroot()
-    except ET.ParseError as exc:
-        raise InputError(xml_path, None, f"malformed XML: {exc}") from exc
+        root = ET.fromstring(read_bytes_regular(xml_path))
+    except (ET.ParseError, RecursionError) as exc:
+        raise InputError(xml_path, None, f"malformed XML: {exc}") from None
     bodies = {e.get("name") for e in root.iter("body") if e.get("name")}
     joints: dict[str, str] = {}
     for e in root.iter("joint"):
@@ -212,6 +207,8 @@ def load_scenario(
         raise InputError(env_args_path, "env_kwargs", "must be a JSON object")
     if not isinstance(kwargs.get("env_name", env_args.get("env_name")), str):
         raise InputError(env_args_path, "env_name", "field required (string)")
+    if not trusted:
+        check_env_kwargs(kwargs, env_args_path)
     check_env_factory(env_args, env_args_path)
     ep_meta = _read_json(root / "env" / "ep_meta.json")
     if not isinstance(ep_meta, dict):
@@ -220,6 +217,22 @@ def load_scenario(
     bodies, joints = xml_names(root / "env" / "unified_model.xml")
     check_fixture_names(spec, spec_path, bodies.__contains__, joints.get)
     return Scenario(root.name, root, spec, env_args, ep_meta, env_factory, trusted)
+
+
+# env_kwargs that hand the env model text or name files: the env would compile or read them past
+# the checks unified_model.xml goes through (model_files.safe_model_xml).
+_MODEL_KEYS = ("xml", "world_meta", "mjcf", "model")
+_FILE_SUFFIXES = ("_xml", "_path", "_file", "_dir", "_mjcf")
+
+
+def check_env_kwargs(kwargs: dict[str, Any], path: Path) -> None:
+    """Refuse env_kwargs keys that carry a model or name a file (--trust-suite allows them)."""
+    for key in kwargs:
+        name = str(key).lower()
+        if name in _MODEL_KEYS or name.endswith(_FILE_SUFFIXES):
+            raise SuiteRefusal(path, f"env_kwargs.{key}", "a suite may not hand the env a model "
+                                    "or a file name (the scenario's model is unified_model.xml; "
+                                    "--trust-suite allows it)")
 
 
 # A suite is data: it may name an env factory only by a name registered in this entry-point group

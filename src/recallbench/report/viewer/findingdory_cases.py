@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite, resolve_video
-from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, score_records
+from recallbench.benchmarks.findingdory.evaluate import MALFORMED, EpisodeCache, score_records
 from recallbench.benchmarks.findingdory.scoring import resolve_positions
 from recallbench.report.viewer.thumbs import Thumbnailer
 from recallbench.run.manifest import read_manifest
@@ -124,6 +124,19 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
     return detail
 
 
+def _malformed_detail(case: QACase, scored: dict[str, Any], exc: Exception) -> dict[str, Any]:
+    return {
+        "question": case.question, "template": case.template, "ordered": case.ordered,
+        "answer": [list(g)[:50] for g in case.answer], "answer_frames": case.answer_frames,
+        "offered": [], "valid_positions": [], "chosen": [], "strip": None, "pairs": [],
+        "video": None, "failure": "response_error",
+        "parse_error": f"malformed record: {type(exc).__name__}",
+        "metrics": {k: scored.get(k) for k in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr",
+                                               "ll_spl", "exact_acc", "relaxed_acc")},
+        "transcript": {}, "ll": None, "ll_failure": scored.get("ll_failure"),
+    }
+
+
 def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
               shared: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(index row, detail) for every recorded case of a FindingDory run, in suite order;
@@ -152,8 +165,12 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
         name = path_name(suite_key, case.ep_id)
         if episode is not None and name not in shared:
             shared[name] = episode_path(episode)
-        detail = case_detail(case, records[case.id], row, video, episode, thumbs,
-                             suite_key)
+        try:
+            detail = case_detail(case, records[case.id], row, video, episode, thumbs,
+                                 suite_key)
+        except MALFORMED as exc:  # a hand-edited or planted record: this case's page says so
+            row = {**row, "failure": "response_error"}
+            detail = _malformed_detail(case, row, exc)
         yield {
             "bench": "findingdory", "agent": agent, "id": case.id,
             "category": case.category, "group": case.group, "kind": case.template,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
+from recallbench.benchmarks.scenemem.seam import clean_record
 from recallbench.benchmarks.scenemem.spec import VIDEO_NAMES, Scenario, load_scenario
 from recallbench.report.viewer.thumbs import Thumbnailer
 from recallbench.run.manifest import read_manifest
@@ -144,7 +145,7 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
         "max steps": config.get("max_steps") or "per test (spec), else 1500",
         "thresholds": thresholds, "robocasa": manifest.get("robocasa_imported")}
     for key in sorted(records):
-        record = records[key]
+        record = clean_record(records[key])  # a value of the wrong type shows as n/a
         scenario = cache.scenario(data_dir / str(record.get("scenario")))
         detail = test_detail(record, scenario, cache, thresholds)
         detail["primary"] = primary

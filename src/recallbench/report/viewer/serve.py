@@ -8,6 +8,7 @@ when it changes. Only 127.0.0.1 is bound: the viewer shows prompts and answers.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,6 +21,39 @@ from recallbench.report.viewer.sources import load_source
 
 
 class _Handler(SimpleHTTPRequestHandler):
+    """Static files of the viewer folder only: a request must name this server by its loopback
+    address (a page of another site reaching it through DNS rebinding names its own host), and a
+    symlink inside the folder is never followed (it would serve any file of the machine)."""
+
+    def send_head(self) -> Any:
+        if not self._host_ok():
+            self.send_error(421, "Misdirected Request: use http://127.0.0.1 or localhost")
+            return None
+        if not self._inside(self.translate_path(self.path)):
+            self.send_error(404, "File not found")
+            return None
+        return super().send_head()
+
+    def _host_ok(self) -> bool:
+        host = (self.headers.get("Host") or "").strip().lower()
+        address = self.server.server_address
+        port = address[1] if isinstance(address, tuple) else ""
+        return host in {f"127.0.0.1:{port}", f"localhost:{port}", "127.0.0.1", "localhost"}
+
+    def _inside(self, path: str) -> bool:
+        root = os.path.realpath(self.directory)
+        real = os.path.realpath(path)
+        if real != root and not real.startswith(root + os.sep):
+            return False
+        # no component between the folder and the file may be a symlink
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(self.directory))
+        current = os.path.abspath(self.directory)
+        for part in Path(rel).parts:
+            current = os.path.join(current, part)
+            if os.path.islink(current):
+                return False
+        return True
+
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")  # a refreshed build is seen at once
         super().end_headers()

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench import __version__
+from recallbench.io import read_json, write_text_atomic
 from recallbench.report.runs import run_seed
 from recallbench.report.viewer import findingdory_cases, scenemem_cases
 from recallbench.report.viewer.overview import benchmark_overview
@@ -40,9 +41,7 @@ MANIFEST_KEYS = ("recallbench", "python", "platform", "packages", "mujoco_gl", "
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
 
 
 def _put(path: Path, name: str, value: Any) -> None:
@@ -79,8 +78,9 @@ def _warnings(source: Source, cases_by_run: dict[int, int], thumbs: Thumbnailer)
             out.append(f"{run.benchmark} {run.agent}: {got} of {total} cases recorded "
                        "(run incomplete)")
         if run.run_dir is not None and (run.run_dir / "summary.json").is_file():
-            summary = json.loads((run.run_dir / "summary.json").read_text())
-            for name, msg in (summary.get("scenario_errors") or {}).items():
+            summary = read_json(run.run_dir / "summary.json")
+            errors = summary.get("scenario_errors") if isinstance(summary, dict) else None
+            for name, msg in (errors if isinstance(errors, dict) else {}).items():
                 out.append(f"{run.benchmark} {run.agent}: scenario {name} skipped: {msg}")
     for video, msg in thumbs.failed.items():
         out.append(f"no thumbnails for {video}: {msg}")

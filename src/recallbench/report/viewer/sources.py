@@ -14,6 +14,7 @@ from typing import Any
 
 from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.errors import InputError
+from recallbench.io import read_json
 from recallbench.run.manifest import read_manifest
 
 # Agents that do not use the video; "blind" is the memoryless baseline gains are measured from.
@@ -53,10 +54,9 @@ def load_source(path: str | Path) -> Source:
     if not path.exists():
         raise InputError(path, None, "not found")
     if (path / "comparison.json").is_file():
-        try:
-            comparison = json.loads((path / "comparison.json").read_text())
-        except json.JSONDecodeError as exc:
-            raise InputError(path / "comparison.json", f"line {exc.lineno}", exc.msg) from exc
+        comparison = read_json(path / "comparison.json")
+        if not isinstance(comparison, dict):
+            raise InputError(path / "comparison.json", None, "must be a JSON object")
         runs = []
         for bench, block in (comparison.get("benchmarks") or {}).items():
             for a in block.get("agents") or []:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from recallbench.io import replace_atomic
 
 THUMB_DIR = "thumbs"
 MAX_SIDE = 160  # px; the strips show them smaller, the side-by-side pairs at this size
@@ -18,6 +21,10 @@ MAX_SIDE = 160  # px; the strips show them smaller, the side-by-side pairs at th
 
 def video_key(video: Path) -> str:
     return hashlib.sha1(str(Path(video).resolve()).encode()).hexdigest()[:12]
+
+
+def _saver(img: Any) -> Callable[[Path], object]:
+    return lambda tmp: img.save(tmp, "JPEG", quality=82)
 
 
 class Thumbnailer:
@@ -77,8 +84,6 @@ class Thumbnailer:
             for frame, pixels in zip(todo, images, strict=True):
                 img = Image.fromarray(pixels)
                 img.thumbnail((MAX_SIDE, MAX_SIDE))
-                tmp = folder / f".{frame}.jpg.tmp"
-                img.save(tmp, "JPEG", quality=82)
-                tmp.replace(folder / f"{frame}.jpg")
+                replace_atomic(folder / f"{frame}.jpg", _saver(img))
                 self.made += 1
         return self.made
