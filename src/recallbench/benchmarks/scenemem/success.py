@@ -6,6 +6,7 @@ Only robosuite's MjSim API is used (``sim.model.body_name2id``, ``sim.data.body_
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,9 +101,13 @@ class Probe:
         xpos = getattr(data, self._xpos)
         delta = (np.asarray(xpos[self._robot, :2], dtype=float)
                  - np.asarray(xpos[self._body, :2], dtype=float))
-        distance = float(np.sqrt(delta.dot(delta)))  # exactly np.linalg.norm of a vector
+        # exactly np.linalg.norm of a vector: the square root (correctly rounded) of its dot
+        distance = math.sqrt(float(delta.dot(delta)))
         qpos = data.qpos
-        max_q = float(max([abs(qpos[a]) for a in self._qpos]))
+        if len(self._qpos) == 1:
+            max_q = abs(float(qpos[self._qpos[0]]))
+        else:
+            max_q = float(max([abs(qpos[a]) for a in self._qpos]))
         return Measure(
             distance=distance,
             max_abs_qpos=max_q,

@@ -66,7 +66,7 @@ class RolloutTrace:
         self.rows: list[list[float]] = []
         self._resolved = self._resolve()
 
-    def _resolve(self) -> tuple[int, str, str, list[list[int]]] | None:
+    def _resolve(self) -> tuple[int, str, str, list[list[int]], list[int] | None] | None:
         """The base body's id, the pose arrays' names and each joint's qpos indices, found once
         for every step; None where the sim cannot say (then ``sample`` reads by name)."""
         try:
@@ -75,20 +75,25 @@ class RolloutTrace:
             joints = [qpos_addresses(self.sim, [j]) for j in self.joints]
             if body < 0 or not all(joints):
                 return None
+            singles = [a[0] for a in joints] if all(len(a) == 1 for a in joints) else None
             return (body, "body_xpos" if hasattr(data, "body_xpos") else "xpos",
-                    "body_xquat" if hasattr(data, "body_xquat") else "xquat", joints)
+                    "body_xquat" if hasattr(data, "body_xquat") else "xquat", joints, singles)
         except Exception:
             return None
 
     def sample(self, step: int, distance: float) -> None:
         if self._resolved is not None:  # the same values as below, without the name look-ups
-            body, xpos_name, xquat_name, joints = self._resolved
+            body, xpos_name, xquat_name, joints, singles = self._resolved
             data = self.sim.data
             x, y = getattr(data, xpos_name)[body, :2].tolist()
-            yaw = _quat_yaw(getattr(data, xquat_name)[body].tolist())
+            w, qx, qy, qz = getattr(data, xquat_name)[body].tolist()
+            yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))  # _quat_yaw
             qpos = data.qpos
-            values = [float(qpos[a[0]]) if len(a) == 1 else _largest(qpos[a]) for a in joints]
-            self.rows.append([step, float(x), float(y), yaw, float(distance), *values])
+            if singles is not None:  # every joint one coordinate: one read of them all
+                values = qpos[singles].tolist()
+            else:
+                values = [_largest(qpos[a]) for a in joints]
+            self.rows.append([step, x, y, yaw, float(distance), *values])
             return
         try:
             x, y = body_xy(self.sim, ROBOT_BASE_BODY)
