@@ -23,7 +23,8 @@ with other jobs, wall time swings with their load, CPU time much less.
         [--width 240 --height 320] [--episodes 3] [--preset veryfast]
 
 The default day is the generator's own length (``FindingDoryKnobs.steps``, the paper's 4000):
-five interactions' chores take 2,100-2,600 steps, which a 1000-step day cannot hold.
+a day's chores take 2,100-2,600 steps (even at ``--interactions 3``), which a 1000-step day
+cannot hold.
 """
 
 from __future__ import annotations
