@@ -57,3 +57,33 @@ def test_numpy_values_are_stored_as_plain_json(tmp_path):
     with RunLog(tmp_path / "log.jsonl") as log:
         log.append({"key": "k", "d": np.float64(0.25), "v": np.arange(3)})
     assert completed(tmp_path / "log.jsonl")["k"] == {"key": "k", "d": 0.25, "v": [0, 1, 2]}
+
+
+def test_group_commit_fsyncs_a_burst_once_then_its_tail_without_another_append(
+    tmp_path, monkeypatch
+):
+    import os
+    import time
+
+    path = tmp_path / "log.jsonl"
+    synced: list[int] = []  # the file's size at each fsync of the log
+    real_fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        real_fsync(fd)
+        if os.path.realpath(f"/proc/self/fd/{fd}") == str(path):
+            synced.append(os.fstat(fd).st_size)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    log = RunLog(path)  # the default interval, a few hundred milliseconds
+    for i in range(200):
+        log.append({"key": f"k{i}"})
+    assert len(path.read_text().splitlines()) == 200  # every record flushed as it was appended
+    assert len(synced) <= 2  # not one fsync per record
+    deadline = time.monotonic() + 5
+    while (not synced or synced[-1] != path.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert synced[-1] == path.stat().st_size  # the tail reached the disk within the interval
+    log.append({"key": "last"})
+    log.close()
+    assert synced[-1] == path.stat().st_size  # and close syncs what is left

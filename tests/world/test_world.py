@@ -640,3 +640,27 @@ def test_world_build_cli_round_trips_and_cli_import_is_cheap(tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == "False"  # `recallbench --help` must not load MuJoCo
+
+
+def test_sim_data_keeps_each_state_array_view_and_passes_scalars_through():
+    """sim.data looks fixed-size state arrays up once (a rollout reads them every step); the
+    kept views follow every step and state load, and changing scalars are never kept."""
+    env = make_env("RecallbenchKitchen", seed=0)
+    try:
+        env.reset()
+        d = env.sim.data
+        qpos, xpos = d.qpos, d.body_xpos
+        d.time  # noqa: B018 (read: a scalar, never kept)
+        assert {"qpos", "body_xpos"} <= set(vars(d)) and "time" not in vars(d)  # kept once
+        assert d.qpos is qpos and d.body_xpos is xpos
+        start = env.sim.get_state().flatten()
+        for _ in range(5):
+            env.step(np.r_[np.zeros(7), 1.0, 0.0, 0.0, np.zeros(2)])  # drive forward
+        assert np.array_equal(d.qpos, env.data.qpos) and np.array_equal(xpos, env.data.xpos)
+        assert d.time == env.data.time > start[0]
+        env.sim.set_state_from_flattened(start)
+        env.sim.forward()
+        assert np.array_equal(d.qpos, start[1 : 1 + env.model.nq]) and d.time == start[0]
+        assert np.array_equal(xpos, env.data.xpos)
+    finally:
+        env.close()

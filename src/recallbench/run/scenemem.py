@@ -2,7 +2,7 @@
 
 Run folder (default ``<out stem>_run/`` beside --out):
   manifest.json   versions, command, config, seeds, start time (and each resume)
-  runlog.jsonl    one record per finished test, flushed + fsynced as it ends (key scenario/test)
+  runlog.jsonl    one record per finished test, flushed as it ends (key scenario/test)
   summary.json    breakdowns by fixture type and task, scenario errors (written at the end)
   workers.log     the worker processes' stdout/stderr (simulator chatter, tracebacks)
 results.json (--out) is the card's schema exactly, rebuilt from the run log at the end.

@@ -94,9 +94,19 @@ class DataView:
 
     # mujoco-py names that robosuite code uses, mapped to MjData fields
     _ALIASES = {"body_xpos": "xpos", "body_xquat": "xquat", "body_xmat": "xmat"}
+    # Fixed-size state arrays: views of buffers an MjData keeps for life, so each is looked up
+    # once and then read from this view's own attributes (a rollout reads some every step).
+    # Scalars (time, ncon) and per-contact arrays change and are always passed through.
+    _STABLE = frozenset({"qpos", "qvel", "qacc", "ctrl", "xpos", "xquat", "xmat", "xipos",
+                         "site_xpos", "site_xmat", "geom_xpos", "geom_xmat", "cam_xpos",
+                         "cam_xmat", "userdata", "eq_active", "mocap_pos", "mocap_quat"})
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._data, self._ALIASES.get(name, name))
+        field = self._ALIASES.get(name, name)
+        value = getattr(self._data, field)
+        if field in self._STABLE:
+            self.__dict__[name] = value
+        return value
 
     def _qslice(self, name: str, vel: bool) -> slice:
         m = self._m._model

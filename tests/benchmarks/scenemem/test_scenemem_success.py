@@ -138,3 +138,32 @@ def test_policy_fault_fails_the_test_with_the_reason(loaded):
     out = run_rollout(env, Faulty(), scenario, scenario.test("nan"), 50, CARD)
     assert not out.memory and out.steps == 0
     assert out.error == "get_action returned NaN or inf"
+
+
+def test_the_rollouts_resolved_reads_equal_the_reads_by_name_on_the_real_world():
+    """Probe (measure with ids resolved once) and the trace's resolved sample give exactly the
+    values read by name, step after step of a moving robot and opening doors."""
+    from recallbench.benchmarks.scenemem.success import Probe
+    from recallbench.benchmarks.scenemem.trace import RolloutTrace
+    from recallbench.world.env import make_env as make_world
+
+    world = make_world("RecallbenchKitchen", seed=1)
+    try:
+        world.reset()
+        fridge = world.world_meta["fixtures"][0]
+        joints = [fridge["joint_names"][0], world.world_meta["fixtures"][1]["joint_names"][0]]
+        probe = Probe(world.sim, fridge["body_name"], joints, CARD)
+        fast = RolloutTrace(world.sim, fridge["name"], joints, {})
+        by_name = RolloutTrace(world.sim, fridge["name"], joints, {})
+        by_name._resolved = None  # the reads by name that sample() falls back to
+        rng = np.random.default_rng(0)
+        for step in range(40):
+            world.step(rng.uniform(-1, 1, world.action_dim))
+            world.sim.data.set_joint_qpos(joints[step % 2], float(rng.uniform(-0.8, 0.8)))
+            m = probe()
+            assert m == measure(world.sim, fridge["body_name"], joints, CARD)
+            fast.sample(step, m.distance)
+            by_name.sample(step, m.distance)
+        assert fast.rows == by_name.rows and len({r[1] for r in fast.rows}) > 1
+    finally:
+        world.close()

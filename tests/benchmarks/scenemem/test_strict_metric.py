@@ -67,3 +67,30 @@ def test_strict_outcome_rules():
     assert failed["first_open_success"] is False
     assert failed["fixtures_opened_before_success"] is None
     assert strict_outcome([], "fridge", False, None)["opened"] == []
+
+
+def test_the_opening_watch_reads_every_joint_of_the_real_world_at_once():
+    """Openings in order, one already open at the start counted only when reopened, either
+    sign of qpos, several joints per fixture, and a fixture naming a joint the model lacks."""
+    from recallbench.benchmarks.scenemem.openings import OpeningLog
+    from recallbench.world.env import make_env
+
+    env = make_env("RecallbenchKitchen", seed=0)
+    try:
+        env.reset()
+        data = env.sim.data
+        joint = {f["name"]: f["joint_names"][0] for f in env.world_meta["fixtures"][:4]}
+        fridge, freezer, drawer, dishwasher = joint
+        data.set_joint_qpos(joint[dishwasher], 0.9)  # open before the watch starts
+        log = OpeningLog(env.sim, {fridge: [joint[fridge], joint[freezer]],
+                                   drawer: [joint[drawer]], dishwasher: [joint[dishwasher]],
+                                   "ghost": ["no_such_joint"]}, open_qpos=0.5)
+        for step, (name, value) in enumerate(
+            [(drawer, 0.49), (freezer, -0.5), (drawer, 0.5), (dishwasher, 0.9),
+             (dishwasher, 0.0), (freezer, 0.0), (dishwasher, 0.6), (fridge, 0.7)], start=1):
+            data.set_joint_qpos(joint[name], value)
+            log.update(step)
+        assert log.opened == [(fridge, 2), (drawer, 3), (dishwasher, 7), (fridge, 8)]
+        assert log.fixtures["ghost"] == []
+    finally:
+        env.close()

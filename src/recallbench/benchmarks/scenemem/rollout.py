@@ -17,9 +17,9 @@ import numpy as np
 from recallbench.benchmarks.scenemem.openings import OpeningLog, strict_outcome, watched_fixtures
 from recallbench.benchmarks.scenemem.spec import Scenario, TestSpec
 from recallbench.benchmarks.scenemem.success import (
+    Probe,
     Thresholds,
     failed_condition,
-    measure,
     restore_distance,
 )
 from recallbench.benchmarks.scenemem.trace import RolloutTrace, room_bounds, scenario_fixtures
@@ -66,7 +66,7 @@ def check_action(action: Any, action_dim: int) -> np.ndarray:
         raise PolicyFault(f"get_action returned a non-numeric value: {exc}") from exc
     if arr.shape != (action_dim,):
         raise PolicyFault(f"get_action returned shape {arr.shape}, expected ({action_dim},)")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise PolicyFault("get_action returned NaN or inf")
     return arr
 
@@ -89,8 +89,10 @@ def run_rollout(
     fixture = test.fixture
     restore = test.task == "restore"
 
+    probe = Probe(env.sim, fixture.body_name, fixture.joint_names, thresholds)
+
     def score() -> tuple[Any, float | None, bool]:
-        m = measure(env.sim, fixture.body_name, fixture.joint_names, thresholds)
+        m = probe()
         if restore:
             d = restore_distance(env.sim, test.object_body_name or "", test.target_pos or [])
             return m, d, d < thresholds.restore_dist

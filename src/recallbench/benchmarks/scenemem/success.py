@@ -6,6 +6,7 @@ Only robosuite's MjSim API is used (``sim.model.body_name2id``, ``sim.data.body_
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,68 @@ def measure(
         approached=distance < thresholds.approach_dist,
         door_open=max_q >= thresholds.open_qpos,
     )
+
+
+class Probe:
+    """``measure`` of one fixture with its body ids and qpos addresses resolved once: the rollout
+    asks it after every step. Same values as ``measure``, which it falls back to where the sim
+    cannot say where a joint lives (a custom env) or a joint has several coordinates."""
+
+    def __init__(self, sim: Any, body_name: str, joint_names: list[str], thresholds: Thresholds,
+                 robot_body: str = ROBOT_BASE_BODY) -> None:
+        self.sim, self.thresholds = sim, thresholds
+        self._args = (body_name, list(joint_names), thresholds, robot_body)
+        # one qpos index per joint, in the listed order (max over joints as measure() takes it)
+        self._qpos = qpos_addresses(sim, joint_names)
+        if len(self._qpos) != len(joint_names):  # none found, or a multi-dof joint
+            self._qpos = []
+        try:
+            self._robot = int(sim.model.body_name2id(robot_body))
+            self._body = int(sim.model.body_name2id(body_name))
+            self._xpos = "body_xpos" if hasattr(sim.data, "body_xpos") else "xpos"
+            self()  # arrays this sim cannot index so: measure() by name instead
+        except Exception:  # measure() raises the same error, where the caller expects it
+            self._qpos = []
+
+    def __call__(self) -> Measure:
+        if not self._qpos:
+            return measure(self.sim, *self._args)
+        data = self.sim.data
+        xpos = getattr(data, self._xpos)
+        delta = (np.asarray(xpos[self._robot, :2], dtype=float)
+                 - np.asarray(xpos[self._body, :2], dtype=float))
+        # exactly np.linalg.norm of a vector: the square root (correctly rounded) of its dot
+        distance = math.sqrt(float(delta.dot(delta)))
+        qpos = data.qpos
+        if len(self._qpos) == 1:
+            max_q = abs(float(qpos[self._qpos[0]]))
+        else:
+            max_q = float(max([abs(qpos[a]) for a in self._qpos]))
+        return Measure(
+            distance=distance,
+            max_abs_qpos=max_q,
+            approached=distance < self.thresholds.approach_dist,
+            door_open=max_q >= self.thresholds.open_qpos,
+        )
+
+
+def qpos_addresses(sim: Any, joints: list[str]) -> list[int]:
+    """The qpos indices of ``joints`` (a multi-dof joint: all its coordinates), from the MjModel
+    arrays every MjSim-like sim passes through; [] when the sim cannot say (read those by name)."""
+    out: list[int] = []
+    try:
+        model = sim.model
+        nq = len(sim.data.qpos)
+        for joint in joints:
+            j = model.joint_name2id(joint)
+            if j < 0:
+                return []
+            adr = int(model.jnt_qposadr[j])
+            width = {0: 7, 1: 4}.get(int(model.jnt_type[j]), 1)  # free, ball, else hinge/slide
+            out.extend(range(adr, adr + width))
+    except Exception:
+        return []
+    return out if all(0 <= a < nq for a in out) else []
 
 
 def restore_distance(sim: Any, object_body: str, target_pos: list[float]) -> float:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.benchmarks.scenemem.success import ROBOT_BASE_BODY, body_xy
+from recallbench.benchmarks.scenemem.success import ROBOT_BASE_BODY, body_xy, qpos_addresses
 
 TRACE_VERSION = 1
 MAX_SAMPLES = 400
@@ -26,12 +26,19 @@ MAX_SAMPLES = 400
 def _yaw(sim: Any, body: str) -> float:
     data = sim.data
     quats = data.body_xquat if hasattr(data, "body_xquat") else data.xquat
-    w, x, y, z = (float(v) for v in quats[sim.model.body_name2id(body)])
+    return _quat_yaw(quats[sim.model.body_name2id(body)])
+
+
+def _quat_yaw(quat: Any) -> float:
+    w, x, y, z = (float(v) for v in quat)
     return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
 
 
 def _joint_value(sim: Any, joint: str) -> float:
-    q = np.atleast_1d(sim.data.get_joint_qpos(joint))
+    return _largest(np.atleast_1d(sim.data.get_joint_qpos(joint)))
+
+
+def _largest(q: np.ndarray) -> float:
     return float(q[np.argmax(np.abs(q))])  # a multi-dof joint: its largest coordinate
 
 
@@ -57,8 +64,37 @@ class RolloutTrace:
         self.target = target
         self.fixtures = fixture_positions(sim, fixtures)
         self.rows: list[list[float]] = []
+        self._resolved = self._resolve()
+
+    def _resolve(self) -> tuple[int, str, str, list[list[int]], list[int] | None] | None:
+        """The base body's id, the pose arrays' names and each joint's qpos indices, found once
+        for every step; None where the sim cannot say (then ``sample`` reads by name)."""
+        try:
+            data = self.sim.data
+            body = int(self.sim.model.body_name2id(ROBOT_BASE_BODY))
+            joints = [qpos_addresses(self.sim, [j]) for j in self.joints]
+            if body < 0 or not all(joints):
+                return None
+            singles = [a[0] for a in joints] if all(len(a) == 1 for a in joints) else None
+            return (body, "body_xpos" if hasattr(data, "body_xpos") else "xpos",
+                    "body_xquat" if hasattr(data, "body_xquat") else "xquat", joints, singles)
+        except Exception:
+            return None
 
     def sample(self, step: int, distance: float) -> None:
+        if self._resolved is not None:  # the same values as below, without the name look-ups
+            body, xpos_name, xquat_name, joints, singles = self._resolved
+            data = self.sim.data
+            x, y = getattr(data, xpos_name)[body, :2].tolist()
+            w, qx, qy, qz = getattr(data, xquat_name)[body].tolist()
+            yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))  # _quat_yaw
+            qpos = data.qpos
+            if singles is not None:  # every joint one coordinate: one read of them all
+                values = qpos[singles].tolist()
+            else:
+                values = [_largest(qpos[a]) for a in joints]
+            self.rows.append([step, x, y, yaw, float(distance), *values])
+            return
         try:
             x, y = body_xy(self.sim, ROBOT_BASE_BODY)
             yaw = _yaw(self.sim, ROBOT_BASE_BODY)
