@@ -135,5 +135,7 @@ def score_records(
         if case.id in records:
             rows.append(score_case(case, records[case.id], scoring=scoring, episode=episode))
         elif not subset:
-            rows.append(missing_row(case, episode=episode, with_ll=with_ll))
+            rows.append(
+                missing_row(case, episode=episode, with_ll=with_ll, scoring=scoring)
+            )
     return rows
