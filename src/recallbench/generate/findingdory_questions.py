@@ -138,13 +138,14 @@ def instructions(
                   for t in tasks}
         picked = dict.fromkeys(tasks, 0)
         keys = {t: [_answer_key(ctx, ins) for ins in pools[t]] for t in tasks}
+        tiers = {t: [_single_goal_penalty(ins) for ins in pools[t]] for t in tasks}
         answers: set[tuple[tuple[int, ...], ...]] = set()
         order = [tasks[int(i)] for i in rng.permutation(len(tasks))]
         taken = 0
         while taken < quota and any(picked[t] < per_template and ranked[t] for t in tasks):
             for t in order:
                 if picked[t] < per_template and ranked[t] and taken < quota:
-                    i = _fresh_first(keys[t], ranked[t], answers)
+                    i = _fresh_first(keys[t], tiers[t], ranked[t], answers)
                     ranked[t].remove(i)
                     answers.add(keys[t][i])
                     chosen.add((t, i))
@@ -157,9 +158,12 @@ def _answer_key(ctx: Ctx, ins: Instruction) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(int(f) for f in a) for a in answer_frames(ctx.ann, ins.subgoals))
 
 
-def _fresh_first(keys: list[tuple[tuple[int, ...], ...]], ranked: list[int], answers: set) -> int:
+def _fresh_first(
+    keys: list[tuple[tuple[int, ...], ...]], tiers: list[float], ranked: list[int], answers: set
+) -> int:
     """The best-ranked instance whose valid frames no question of its category asked today
-    has, else the best-ranked one. Val's days ask about the rooms of different chores; without
-    this, every room question of a day chose the room whose window is nearest val's width (the
-    start room, valid from the first offered frames), so one constant answer scored 70%."""
-    return next((i for i in ranked if keys[i] not in answers), ranked[0])
+    has, else the best-ranked one, never leaving its tier (a multi-goal task's single-goal
+    instances stay last). Val's days ask about the rooms of different chores; without this,
+    every room question of a day chose the room whose window is nearest val's width (the start
+    room, valid from the first offered frames), so one constant answer scored 70%."""
+    return min(ranked, key=lambda i: (tiers[i], keys[i] in answers))
