@@ -1,9 +1,9 @@
 """The FindingDory suite audit on the real public validation annotations (5,876 questions).
 
 The audit of val must reproduce the published baselines; its shipped reference figures must be
-exactly what the val file gives; and suites built from val rows with a planted shortcut (answers
-that the last frame satisfies, a skewed category mix, wider windows) must fail the checks once
-large enough to judge, and pass unjudged below 1,000 questions.
+exactly what the val file gives; suites built from val rows with a planted shortcut (answers
+that the last frame satisfies, a skewed category mix, wider windows, a day whose room questions
+share one answer) must fail, at any size; and val's own small subsets must pass.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from recallbench.audit.findingdory import (
-    MIN_N,
     REFERENCE_PATH,
     compute_reference,
     load_reference,
@@ -89,22 +88,46 @@ def test_a_recency_shortcut_fails_the_audit(tmp_path, val_rows, capsys):
 
 
 @pytest.mark.slow
-def test_a_skewed_category_mix_fails_and_small_suites_are_not_judged(tmp_path, val_rows, capsys):
+def test_a_skewed_category_mix_fails(tmp_path, val_rows, capsys):
     skewed = [r for r in val_rows if r["low_level_category"] != "Interaction Order"]
     out = tmp_path / "skewed"
     assert main(["audit", str(_write(tmp_path, skewed, "skewed")), "--out", str(out)]) == 1
     report = json.loads((out / "audit.json").read_text())
     tv = next(c for c in report["checks"] if c["name"] == "category mix TV distance")
     assert not tv["passed"] and tv["value"] == pytest.approx(0.26, abs=0.005)
-    capsys.readouterr()
-    # the same skew on fewer questions than MIN_N: reported, not judged, exit 0
-    small = skewed[: MIN_N - 1]
+    assert tv["percentile"] == 100.0 and tv["power"] > 0.9
+
+
+def _episodes(rows: list[dict], ids: list[str]) -> list[dict]:
+    return [r for r in rows if r["ep_id"] in ids]
+
+
+def test_a_small_suite_gets_a_verdict_val_passes_a_planted_room_shortcut_fails(
+    tmp_path, val_rows, capsys
+):
+    """Four episodes (~230 questions): judged against val's own 4-episode subsets. Val's days
+    pass; the same days with every room question answered by the start room (positions 1-3,
+    what the generator's days did) fail on the repeated answers."""
+    small = _episodes(val_rows, ["ep_3", "ep_27", "ep_51", "ep_80"])
     out = tmp_path / "small"
     assert main(["audit", str(_write(tmp_path, small, "small")), "--out", str(out)]) == 0
     report = json.loads((out / "audit.json").read_text())
-    assert not report["judged"] and report["passed"] and report["n"] == MIN_N - 1
-    assert any(not c["passed"] for c in report["checks"])
-    assert "too small to judge" in capsys.readouterr().out
+    assert report["judged"] and report["passed"] and report["episodes"] == 4
+    assert report["calibration"]["episodes"] == 4
+    assert "passes" in capsys.readouterr().out
+    room = [{**r, "answer": [[1, 2, 3]]} if r["low_level_category"] == "Room Visitation"
+            and r["answer"] != [[-1]] else r for r in small]  # fmt: skip
+    out = tmp_path / "room"
+    assert main(["audit", str(_write(tmp_path, room, "room")), "--out", str(out)]) == 1
+    report = json.loads((out / "audit.json").read_text())
+    failed = {c["name"]: c for c in report["checks"] if not c["passed"]}
+    worst = failed["repeated answer Room Visitation"]
+    assert worst["value"] == 1.0 and worst["percentile"] == 100.0 and worst["z"] > worst["power"]
+    # the constant answer is past every val subset too, within the family-wise limit: shown
+    constant = next(c for c in report["checks"] if c["name"] == "constant position Room Visitation")
+    assert constant["value"] == 0.8 and constant["percentile"] == 100.0
+    out = capsys.readouterr().out
+    assert "fails" in out and "unusual constant position Room Visitation" in out
 
 
 @pytest.mark.slow
@@ -121,7 +144,7 @@ def test_wider_windows_fail_the_width_check(tmp_path, val_rows):
     assert main(["audit", str(_write(tmp_path, wide, "wide")), "--out", str(out)]) == 1
     report = json.loads((out / "audit.json").read_text())
     failed = {c["name"] for c in report["checks"] if not c["passed"]}
-    assert "valid-window width Interaction Order (relative to val)" in failed
+    assert "valid-window width Interaction Order" in failed
 
 
 def test_user_errors_are_one_line_exit_2(tmp_path, capsys):

@@ -40,10 +40,10 @@ def test_findingdory_branch_writes_a_loadable_suite(tmp_path):
     assert rows and {"question", "answer", "ep_id"} <= set(rows[0])
     assert load_suite(out)  # the generated suite folder
     assert load_suite(out / "qa_16.json")  # the public format, read by the same loader
-    # the suite was audited: one episode is too small to judge, and the verdict is recorded
+    # the suite was audited against val's own one-episode subsets, and the verdict recorded
     audit = json.loads((out / "audit.json").read_text())
     assert audit["benchmark"] == "findingdory" and audit["n"] == len(rows)
     recorded = json.loads((out / "suite.json").read_text())["audit"]
-    assert recorded["judged"] is False and recorded["passed"] is True
+    assert recorded["judged"] is True and recorded["passed"] is audit["passed"]
     assert recorded["n"] == len(rows) and "blind" in recorded["agents"]
     assert (out / "audit.png").is_file()

@@ -236,6 +236,9 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
     free_joint = mini_test("a", "bowl")
     free_joint["fixture"]["joint_names"] = ["cabinet_door_hinge", "bowl_joint"]
     mini_scenario(data / "combo_007_freejoint", [free_joint])
+    two = [mini_test("a", "bowl"), mini_test("b", "cup")]
+    bad_xml = mini_scenario(data / "combo_008_badxml", two)
+    (bad_xml / "env" / "unified_model.xml").write_text("<mujoco><worldbody>")
     out = tmp_path / "r.json"
     proc = run_cli(
         "--data_dir",
@@ -251,7 +254,7 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
         check=1,
     )
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error")]
-    assert len(errors) == 5, proc.stderr
+    assert len(errors) == 6, proc.stderr
     text = "\n".join(errors)
     assert "combo_002_nospec/eval_spec.json: file is missing" in text
     assert "combo_003_badjson/eval_spec.json: line 1: malformed JSON" in text
@@ -260,11 +263,18 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
     # only hinge and slide joints open a fixture: a free joint is named, in one line
     assert "combo_007_freejoint/eval_spec.json: tests[0].fixture.joint_names[1]" in text
     assert "'bowl_joint' is a free joint" in text
-    # the spec of combo_006 parses but its env cannot be loaded: its test is recorded as
-    # failed with the error, and the totals count it
+    # the spec of combo_006 parses but its env cannot be loaded, and those of 004, 005, 007
+    # and 008 name their tests but fail the pre-flight check: each test is recorded as failed
+    # with the error, and the totals count it (001: 1 success); 002 and 003 name no test
     results = json.loads(out.read_text())
-    assert [r["scenario"] for r in results["results"]] == ["combo_001_good", "combo_006_badstate"]
-    assert results["summary"] == {"total": 2, "memory": 1}
+    assert [r["scenario"] for r in results["results"]] == [
+        "combo_001_good", "combo_004_novideo", "combo_005_badjoint", "combo_006_badstate",
+        "combo_007_freejoint", "combo_008_badxml",
+    ]  # fmt: skip
+    assert results["summary"] == {"total": 7, "memory": 1}
+    free = records(tmp_path / "r_run")["combo_007_freejoint/a"]
+    assert free["memory"] is False and "pre-flight check failed" in free["error"]
+    assert "'bowl_joint' is a free joint" in free["error"]
     bad = records(tmp_path / "r_run")["combo_006_badstate/a"]
     assert bad["memory"] is False and "start state has 5 values" in bad["error"]
     assert "env loading failed" in bad["error"]
@@ -275,8 +285,40 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
         "combo_004_novideo",
         "combo_005_badjoint",
         "combo_007_freejoint",
+        "combo_008_badxml",
     ]
-    assert summary["by_task"]["find_target"]["errors"] == 1
+    assert summary["by_task"]["find_target"]["errors"] == 6
+
+
+def test_scenarios_failing_the_pre_flight_check_count_in_the_totals(tmp_path):
+    """A scenario that fails the pre-flight check but whose spec names its tests keeps them in
+    results.json's total, each failed with the reason (the card's total counts every test asked
+    for); a scenario with no readable spec names none. Nothing runs, so the run exits 1."""
+    data = tmp_path / "data"
+    two = [mini_test("a", "bowl"), mini_test("b", "cup", "drawer")]
+    (mini_scenario(data / "combo_001_novideo", two) / "videos" / "robot0_eye_in_hand.mp4").unlink()
+    bad_xml = mini_scenario(data / "combo_002_badxml", [mini_test("a", "bowl")])
+    (bad_xml / "env" / "unified_model.xml").write_text("<mujoco><worldbody>")
+    (mini_scenario(data / "combo_003_nospec", two) / "eval_spec.json").unlink()
+    out = tmp_path / "r.json"
+    run_cli("--data_dir", str(data), "--policy", policy("Oracle"), "--out", str(out), check=1)
+    results = json.loads(out.read_text())
+    assert results["summary"] == {"total": 3, "memory": 0}
+    assert [(r["scenario"], [t["test_id"] for t in r["tests"]]) for r in results["results"]] == [
+        ("combo_001_novideo", ["a", "b"]), ("combo_002_badxml", ["a"])]  # fmt: skip
+    recs = records(tmp_path / "r_run")
+    assert sorted(recs) == ["combo_001_novideo/a", "combo_001_novideo/b", "combo_002_badxml/a"]
+    assert "pre-flight check failed" in recs["combo_002_badxml/a"]["error"]
+    assert "unified_model.xml" in recs["combo_002_badxml/a"]["error"]
+    assert recs["combo_001_novideo/b"]["fixture_type"] == "drawer"
+    summary = json.loads((tmp_path / "r_run" / "summary.json").read_text())
+    assert summary["by_fixture_type"]["drawer"] == {**summary["by_fixture_type"]["drawer"],
+                                                    "total": 1, "memory": 0, "errors": 1}
+    assert len(summary["scenario_errors"]) == 3
+    # --resume records nothing twice
+    run_cli("--resume", "--out", str(out), check=1)
+    assert json.loads(out.read_text())["summary"] == {"total": 3, "memory": 0}
+    assert sorted(records(tmp_path / "r_run")) == sorted(recs)
 
 
 @pytest.mark.slow

@@ -87,3 +87,17 @@ def test_the_category_quota_is_unbiased():
     tv = 0.5 * sum(abs(sums[c] / n - VAL_CATEGORY_COUNTS[c] / total) for c in sums)
     assert tv <= 0.05
 
+
+
+def test_a_days_room_questions_spread_over_its_rooms(episode_dir):
+    """Val's days ask about the rooms of different chores. Each room question of a day takes an
+    answer no other one took while the day has one left, rather than all taking the room whose
+    window is nearest val's width (the start room: one constant answer scored 70%)."""
+    rows = json.loads((episode_dir / "qa.json").read_text())
+    meta = json.loads((episode_dir / "episode.json").read_text())
+    rooms = [r for r in rows if r["low_level_category"] == "Room Visitation"
+             and r["answer"] != [[-1]]]  # fmt: skip
+    answers = {tuple(r["answer"][0]) for r in rooms}
+    visited = {it[k] for it in meta["interactions"] for k in ("pick_room", "place_room")}
+    assert len(rooms) >= 2 and len(visited) >= 2
+    assert len(answers) == min(len(rooms), len(visited)), (answers, visited)

@@ -248,7 +248,7 @@ def predicate(kind: str, dist: float, angle: float, cov: float, room: bool, chec
     return ok
 
 
-def hl_spl_official(
+def hl_spl(
     frame: int,
     cands: list[int],
     kinds: list[str],
@@ -257,8 +257,12 @@ def hl_spl_official(
     coverage: np.ndarray,
     in_room: np.ndarray,
     start_distance: np.ndarray,
+    mode: str = "published",
 ) -> float:
-    """measures.py: the chosen target is the satisfied one nearest the chosen frame's pose."""
+    """HL-SPL of a successful single-goal frame. The chosen target among those satisfied at the
+    frame: published, the one nearest the frame's pose; official (measures.py), the first in
+    assignment order (the OR logs success only up to its first true assignment), and a chosen
+    target at distance 0 from the start scores 1."""
     d_near = min(float(start_distance[e]) for e in cands)
     sat = [
         e
@@ -274,7 +278,11 @@ def hl_spl_official(
     ]
     if not sat or not math.isfinite(d_near):
         return 0.0
-    chosen = sorted(sat, key=lambda e: float(distance[frame, e]))[0]
-    d_chosen = float(start_distance[chosen])
+    if mode == "official":
+        d_chosen = float(start_distance[sat[0]])
+        if d_chosen == 0:
+            return 1.0
+    else:
+        d_chosen = float(start_distance[sorted(sat, key=lambda e: float(distance[frame, e]))[0]])
     denom = max(d_near, d_chosen)
     return 1.0 if denom <= 0 else d_near / denom

@@ -6,7 +6,9 @@ An audit module (one per benchmark, named in ``AUDITORS``) exposes
 is JSON-able: ``benchmark``, ``suite``, ``n``, ``judged``, ``min_n``, ``agents`` ({name:
 {"overall": rate, "groups": {name: rate}}}), ``checks`` ([{name, value, limit, passed}]) and
 ``passed``. Checks are judged only when the suite has at least ``min_n`` items; a smaller suite
-is "too small to judge" and passes.
+is "too small to judge" and passes (SceneMem's; FindingDory judges every suite against val's own
+subsets of its size, ``findingdory_calibration``, and its checks add ``z``, ``percentile``,
+``power`` and ``val_mean``).
 """
 
 from __future__ import annotations

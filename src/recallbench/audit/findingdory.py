@@ -9,10 +9,11 @@ over a question's goals) and the unsolvable share (a goal without a valid offere
 side by side with the same figures for the public validation annotations, which ship with the
 package (``findingdory_val_reference.json``, made by ``compute_reference``).
 
-Checks (judged from ``MIN_N`` questions on): every no-video agent at most 3 points above its
-validation rate overall and in every group, and at most 10 points in every category; widths per
-category within 25% of validation's; category mix within a total-variation distance of 0.05;
-unsolvable share no higher than validation's.
+Checks (``findingdory_calibration``): each statistic (every no-video agent's rate overall, per
+group and per category; each category's width, best constant answer and repeated
+answers within a day; the category mix's distance from val's; the unsolvable share) against
+its distribution over val's own subsets with as many episodes as the suite, failing only what
+at most 2.5% of those subsets reach on any check (family-wise). Every suite gets a verdict.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,33 +29,33 @@ import numpy as np
 
 from recallbench.agents.baselines import BlindAgent, OracleAgent, RandomAgent, RecencyAgent
 from recallbench.agents.shortcuts import QuestionOnlyAgent, TimePriorAgent
-from recallbench.audit.core import check, judge, rate
+from recallbench.audit.core import judge, rate
+from recallbench.audit.findingdory_calibration import AGENTS as CHECKED_AGENTS
+from recallbench.audit.findingdory_calibration import judge_figures, load_calibration
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
 from recallbench.benchmarks.findingdory.evaluate import build_query, offered_for, score_records
 from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.templates import is_multi_goal
 
-MIN_N = 1000  # questions: below this the checks are reported, not judged
 K = 96
 SEED = 0  # the random agent's
-SHORTCUT_AGENTS = ("blind", "recency", "random", "time-prior", "question-only")
 REFERENCE_PATH = Path(__file__).with_name("findingdory_val_reference.json")
-# thresholds (issue 13)
-AGENT_MARGIN = 0.03  # overall and per group, over the validation rate
-CATEGORY_MARGIN = 0.10
-WIDTH_TOLERANCE = 0.25  # relative
-MAX_TV = 0.05
 
 
-def make_agents(suite: Suite, seed: int = SEED) -> dict[str, Any]:
-    """The audit's agents, fitted (leave-one-episode-out) on the suite itself where they learn."""
-    return {
-        "blind": BlindAgent().fit(suite.cases),
-        "recency": RecencyAgent(),
-        "random": RandomAgent(seed=seed),
-        "time-prior": TimePriorAgent().fit(suite.cases),
-        "question-only": QuestionOnlyAgent().fit(suite.cases),
-        "oracle": OracleAgent(),
+def make_agents(
+    suite: Suite, seed: int = SEED, names: tuple[str, ...] | None = None
+) -> dict[str, Any]:
+    """The audit's agents (all, or the named ones), fitted (leave-one-episode-out) on the suite
+    itself where they learn."""
+    makers: dict[str, Callable[[], Any]] = {
+        "blind": lambda: BlindAgent().fit(suite.cases),
+        "recency": RecencyAgent,
+        "random": lambda: RandomAgent(seed=seed),
+        "time-prior": lambda: TimePriorAgent().fit(suite.cases),
+        "question-only": lambda: QuestionOnlyAgent().fit(suite.cases),
+        "oracle": OracleAgent,
     }
+    return {name: make() for name, make in makers.items() if names is None or name in names}
 
 
 def _offered(case: QACase) -> list[int]:
@@ -82,28 +84,74 @@ def _rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def valid_shares(case: QACase) -> list[float]:
-    """Per goal: the share of the K offered frames valid for it."""
+def valid_positions(case: QACase) -> list[frozenset[int]]:
+    """Per goal: the positions of the K offered frames valid for it."""
     offered = _offered(case)
     if case.answer_frames is not None:  # answers already index the offered list
-        return [len({i for i in sub if i >= 0}) / len(offered) for sub in case.answer]
-    positions = np.asarray(offered)
-    return [float(np.isin(positions, [i for i in sub if i >= 0]).mean()) for sub in case.answer]
+        return [frozenset(i for i in sub if 0 <= i < len(offered)) for sub in case.answer]
+    where = {f: p for p, f in enumerate(offered)}
+    return [frozenset(where[i] for i in sub if i in where) for sub in case.answer]
 
 
-def suite_figures(suite: Suite, scoring: Scoring = "published", seed: int = SEED) -> dict:
-    """Every figure the audit compares, for one suite (generated or the public file)."""
-    agents = {}
-    for name, agent in make_agents(suite, seed).items():
+def valid_shares(case: QACase) -> list[float]:
+    """Per goal: the share of the K offered frames valid for it."""
+    return [len(sub) / K for sub in valid_positions(case)]
+
+
+def constant_position(cases: list[QACase]) -> float | None:
+    """HL-SR of the best constant answer: the one offered position valid for most single-goal
+    questions of ``cases`` (a category), always answered, whatever the template ("always answer
+    position 2"). Per template, the same answer fitted on the other episodes is the blind
+    agent. None without single-goal questions."""
+    hits = np.zeros(K)
+    n = 0
+    for case in cases:
+        if is_multi_goal(case.low_level_category):
+            continue
+        n += 1
+        hits[sorted(valid_positions(case)[0])] += 1
+    return float(hits.max() / n) if n else None
+
+
+def repeated_answer(cases: list[QACase]) -> float | None:
+    """Share of pairs of questions of one category in one episode whose valid positions are the
+    same (a day whose questions share one answer, e.g. every room question the start room).
+    By category, not template: val asks each template about once per episode. Questions with
+    no valid position are left out; None without such pairs."""
+    groups: dict[tuple[str, str], list[tuple[frozenset[int], ...]]] = defaultdict(list)
+    for case in cases:
+        answer = tuple(valid_positions(case))
+        if any(answer):
+            groups[(case.category, case.ep_id)].append(answer)
+    same = pairs = 0
+    for answers in groups.values():
+        counts = Counter(answers)
+        pairs += len(answers) * (len(answers) - 1) // 2
+        same += sum(c * (c - 1) // 2 for c in counts.values())
+    return same / pairs if pairs else None
+
+
+def suite_figures(
+    suite: Suite,
+    scoring: Scoring = "published",
+    seed: int = SEED,
+    agents: tuple[str, ...] | None = None,
+) -> dict:
+    """Every figure the audit compares, for one suite (generated or the public file); only
+    the named ``agents`` when given."""
+    rates = {}
+    for name, agent in make_agents(suite, seed, agents).items():
         rows = score_records(suite, answer_all(suite, agent), scoring=scoring)
-        agents[name] = _rates(rows)
+        rates[name] = _rates(rows)
     counts = Counter(c.category for c in suite.cases)
     widths: dict[str, list[float]] = defaultdict(list)
     unsolvable: dict[str, list[float]] = defaultdict(list)
+    by_category: dict[str, list[QACase]] = defaultdict(list)
     for case in suite.cases:
         shares = valid_shares(case)
         widths[case.category].append(float(np.mean(shares)))
         unsolvable[case.category].append(float(min(shares) == 0.0))
+        by_category[case.category].append(case)
     n = len(suite.cases)
     categories = {
         cat: {
@@ -111,15 +159,18 @@ def suite_figures(suite: Suite, scoring: Scoring = "published", seed: int = SEED
             "share": counts[cat] / n,
             "width": float(np.mean(widths[cat])),
             "unsolvable": float(np.mean(unsolvable[cat])),
+            "constant_position": constant_position(by_category[cat]),
+            "repeated_answer": repeated_answer(by_category[cat]),
         }
         for cat in sorted(counts)
     }
     return {
         "n": n,
+        "episodes": len({c.ep_id for c in suite.cases}),
         "k": K,
         "scoring": scoring,
         "seed": seed,
-        "agents": agents,
+        "agents": rates,
         "categories": categories,
         "unsolvable": float(np.mean([u for v in unsolvable.values() for u in v])),
     }
@@ -143,35 +194,16 @@ def tv_distance(a: dict[str, float], b: dict[str, float]) -> float:
     return 0.5 * sum(abs(a.get(c, 0.0) - b.get(c, 0.0)) for c in set(a) | set(b))
 
 
-def _agent_checks(fig: dict[str, Any], ref: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for name in SHORTCUT_AGENTS:
-        mine, theirs = fig["agents"][name], ref["agents"][name]
-        slices = [("overall", mine["overall"], theirs["overall"], AGENT_MARGIN)]
-        for kind, margin in (("groups", AGENT_MARGIN), ("categories", CATEGORY_MARGIN)):
-            for slice_name, r in mine[kind].items():
-                if slice_name in theirs[kind]:
-                    slices.append((slice_name, r, theirs[kind][slice_name], margin))
-        for label, r, v, margin in slices:
-            limit = v["rate"] + margin
-            out.append(check(f"{name} {label}", r["rate"], limit, r["rate"] <= limit))
-    return out
+def calibration_figures(suite: Suite) -> dict[str, Any]:
+    """The figures the checks read, without the oracle (the calibration's subsets)."""
+    return suite_figures(suite, agents=CHECKED_AGENTS)
 
 
-def checks(fig: dict[str, Any], ref: dict[str, Any]) -> list[dict[str, Any]]:
-    out = _agent_checks(fig, ref)
-    for cat, c in fig["categories"].items():
-        if cat in ref["categories"]:
-            w = ref["categories"][cat]["width"]
-            off = abs(c["width"] - w) / w if w else 0.0
-            out.append(check(f"valid-window width {cat} (relative to val)", off,
-                             WIDTH_TOLERANCE, off <= WIDTH_TOLERANCE))
-    shares = {cat: c["share"] for cat, c in fig["categories"].items()}
-    tv = tv_distance(shares, {cat: c["share"] for cat, c in ref["categories"].items()})
-    out.append(check("category mix TV distance", tv, MAX_TV, tv <= MAX_TV))
-    out.append(check(f"unsolvable share at K={K}", fig["unsolvable"], ref["unsolvable"],
-                     fig["unsolvable"] <= ref["unsolvable"]))
-    return out
+def checks(
+    fig: dict[str, Any], ref: dict[str, Any], calibration: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Every check of one suite's figures, judged against val's subsets of its size."""
+    return judge_figures(fig, ref, calibration or load_calibration())[0]
 
 
 def audit(
@@ -188,11 +220,14 @@ def audit(
         console.print(f"auditing {len(suite.cases)} FindingDory questions ({scoring} scoring)")
     ref = load_reference(reference or REFERENCE_PATH)
     fig = suite_figures(suite, scoring=scoring)
+    judged, size = judge_figures(fig, ref, load_calibration())
     report = {
         "benchmark": "findingdory",
         "suite": str(suite_dir),
         "n": fig["n"],
-        "min_n": MIN_N,
+        "episodes": fig["episodes"],
+        "min_n": 1,  # every suite is judged, against val's subsets of its size
+        "calibration": size,
         "scoring": scoring,
         "k": K,
         "seed": SEED,
@@ -204,7 +239,7 @@ def audit(
             {c: v["share"] for c, v in ref["categories"].items()},
         ),
         "reference": ref,
-        "checks": checks(fig, ref),
+        "checks": judged,
     }
     return judge(report)
 

@@ -124,22 +124,46 @@ def instructions(
     offered: np.ndarray | None = None,
 ) -> list[Instruction]:
     """About ``questions`` instructions, allocated to categories by val's quota and, within a
-    category, spread over its tasks (round robin in random order, a random instance each turn,
-    at most ``per_template`` per task). A category the day cannot fill stays short. Instances
-    solvable among the ``offered`` frames (the K-frame subsample) are preferred. Returned in
-    TASKS order."""
+    category, spread over its tasks (round robin in random order, at most ``per_template`` per
+    task) and over answers: each turn takes the instance nearest val's window width among those
+    whose answer no question of the category asked yet (any, when none is left). A category the
+    day cannot fill stays short. Instances solvable among the ``offered`` frames (the K-frame
+    subsample) are preferred. Returned in TASKS order."""
     ctx = Ctx(interactions, ann, rng)
     pools = {task[0]: _candidates(ctx, task, offered) for task in TASKS}
     chosen: set[tuple[str, int]] = set()
     for category, quota in category_quota(questions, rng).items():
         tasks = [t[0] for t in TASKS if t[1] == category]
-        left = {t: _closest(ctx, pools[t], VAL_WINDOW_WIDTH[category], offered, rng)[:per_template]
-                for t in tasks}
+        ranked = {t: _closest(ctx, pools[t], VAL_WINDOW_WIDTH[category], offered, rng)
+                  for t in tasks}
+        picked = dict.fromkeys(tasks, 0)
+        keys = {t: [_answer_key(ctx, ins) for ins in pools[t]] for t in tasks}
+        tiers = {t: [_single_goal_penalty(ins) for ins in pools[t]] for t in tasks}
+        answers: set[tuple[tuple[int, ...], ...]] = set()
         order = [tasks[int(i)] for i in rng.permutation(len(tasks))]
         taken = 0
-        while taken < quota and any(left.values()):
+        while taken < quota and any(picked[t] < per_template and ranked[t] for t in tasks):
             for t in order:
-                if left[t] and taken < quota:
-                    chosen.add((t, left[t].pop(0)))
+                if picked[t] < per_template and ranked[t] and taken < quota:
+                    i = _fresh_first(keys[t], tiers[t], ranked[t], answers)
+                    ranked[t].remove(i)
+                    answers.add(keys[t][i])
+                    chosen.add((t, i))
+                    picked[t] += 1
                     taken += 1
     return [ins for t in TASK_IDS for i, ins in enumerate(pools[t]) if (t, i) in chosen]
+
+
+def _answer_key(ctx: Ctx, ins: Instruction) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(f) for f in a) for a in answer_frames(ctx.ann, ins.subgoals))
+
+
+def _fresh_first(
+    keys: list[tuple[tuple[int, ...], ...]], tiers: list[float], ranked: list[int], answers: set
+) -> int:
+    """The best-ranked instance whose valid frames no question of its category asked today
+    has, else the best-ranked one, never leaving its tier (a multi-goal task's single-goal
+    instances stay last). Val's days ask about the rooms of different chores; without this,
+    every room question of a day chose the room whose window is nearest val's width (the start
+    room, valid from the first offered frames), so one constant answer scored 70%."""
+    return min(ranked, key=lambda i: (tiers[i], keys[i] in answers))

@@ -31,7 +31,13 @@ from recallbench.benchmarks.scenemem.results import (
     recorded_plan,
     test_key,
 )
-from recallbench.benchmarks.scenemem.spec import Scenario, discover_scenarios, load_scenario
+from recallbench.benchmarks.scenemem.spec import (
+    EvalSpec,
+    Scenario,
+    discover_scenarios,
+    load_scenario,
+    parse_eval_spec,
+)
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError, printable
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
@@ -183,17 +189,20 @@ def run_scenemem(
         load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
         check_factory_reference(config.env_factory)
-    scenarios, errors = _load_scenarios(config, console)
+    scenarios, errors, unrunnable = _load_scenarios(config, console)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
         _write_manifest(config, run_dir, execution, resume, scenarios)
         done = completed(run_dir / RUN_LOG)
+        _record_preflight(config, run_dir, unrunnable, errors, done)
         _execute(config, run_dir, execution, scenarios, errors, done, console)
         return _finish(config, run_dir, scenarios, errors, done, console)
 
 
 def _load_scenarios(
     config: ScenememConfig, console: Console
-) -> tuple[list[Scenario], dict[str, str]]:
+) -> tuple[list[Scenario], dict[str, str], dict[str, EvalSpec]]:
+    """The scenarios that pass the pre-flight check, the errors of those that do not, and the
+    specs of the failed ones whose spec still names its tests (their tests fail, counted)."""
     roots = discover_scenarios(config.data_dir, config.filter)
     if not roots:
         where = f" matching --filter {config.filter!r}" if config.filter else ""
@@ -203,6 +212,7 @@ def _load_scenarios(
         roots = [r for r in roots if shard.picks(r.name)]
     scenarios: list[Scenario] = []
     errors: dict[str, str] = {}
+    unrunnable: dict[str, EvalSpec] = {}
     for root in roots:
         try:
             scenario = load_scenario(root, config.env_factory, config.trust_suite)
@@ -211,8 +221,54 @@ def _load_scenarios(
             scenarios.append(scenario)
         except InputError as exc:
             errors[root.name] = str(exc)
+            spec = _readable_spec(root)
+            if spec is not None:
+                unrunnable[root.name] = spec
             print_error(console, f"{exc} (scenario skipped)")
-    return scenarios, errors
+    return scenarios, errors, unrunnable
+
+
+def _readable_spec(root: Path) -> EvalSpec | None:
+    try:
+        return parse_eval_spec(root / "eval_spec.json")
+    except InputError:  # no spec, or not one: its tests are unknown and cannot be counted
+        return None
+
+
+PREFLIGHT_FAILED = "pre-flight check failed"
+
+
+def _record_preflight(
+    config: ScenememConfig,
+    run_dir: Path,
+    unrunnable: dict[str, EvalSpec],
+    errors: dict[str, str],
+    done: dict[str, dict[str, Any]],
+) -> None:
+    """Record each test of a scenario that failed the pre-flight check (malformed XML, a
+    missing video, a free joint named in the spec) as failed with the reason, as a scenario
+    whose env cannot be built: the card's total counts every test asked for."""
+    new: list[dict[str, Any]] = []
+    for name, spec in unrunnable.items():
+        for test in spec.tests:
+            key = test_key(name, test.test_id)
+            if key in done:
+                continue
+            new.append({
+                "key": key, "scenario": name, "test_id": test.test_id, "task": test.task,
+                "fixture": test.fixture.name, "fixture_type": test.fixture.type,
+                "category": test.category, "seed": case_seed(config.seed, key),
+                "wall_time": 0.0, "memory": False, "steps": None, "max_steps": None,
+                "min_distance": None, "max_abs_qpos": None, "failed": None,
+                "restore_distance": None, "preflight": True,
+                "error": f"{PREFLIGHT_FAILED}: {errors[name]}",
+            })  # fmt: skip
+    if not new:
+        return
+    with RunLog(run_dir / RUN_LOG) as log:
+        for record in new:
+            log.append(record)
+            done[record["key"]] = record
 
 
 def _write_manifest(
@@ -266,7 +322,8 @@ def _execute(
         for test in scenario.spec.tests:
             total += 1
             key = test_key(scenario.name, test.test_id)
-            if key not in done:
+            # a test recorded as failing the pre-flight check runs once its scenario is fixed
+            if key not in done or done[key].get("preflight"):
                 seed = case_seed(config.seed, key)
                 pending[key] = (scenario, test.test_id, seed)
                 executor.submit(Task(key, _payload(config, scenario, test.test_id, seed)))

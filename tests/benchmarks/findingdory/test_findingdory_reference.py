@@ -5,6 +5,7 @@ annotations for what the public file lacks (distances, coverage, poses, LL outco
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Callable
@@ -320,20 +321,41 @@ def test_sc_sr_official_fails_unreachable_targets(tmp_path: Path) -> None:
     assert score_case(case, rec, episode=ep, scoring="official")["sc_sr"] == 0.0
 
 
-def test_hl_spl_takes_the_satisfied_target_nearest_the_chosen_frame() -> None:
-    """Finding 5: two valid targets hold at the chosen frame; the one the robot stands at is
-    far from the start. HL-SPL uses that one (measures.py), not the one nearest the start."""
+def test_hl_spl_chosen_target_published_nearest_the_frame_official_first_assignment() -> None:
+    """Finding 5: two valid targets hold at the chosen frame. Published takes the one the robot
+    stands at (e0, far from the start); official (measures.py) takes the first satisfied one in
+    assignment order, the only one its short-circuiting OR logs as a success (here e1)."""
     ep = random_episode(2, frames=2)
     ep.angle[:] = 0.0
     ep.coverage[:] = 0.5
     ep.distance[0, 0], ep.distance[0, 1] = 0.5, 1.9  # at frame 0 the robot stands at e0
     ep.start_distance[0], ep.start_distance[1] = 6.0, 3.0
-    case = _case([["e0", "e1"]], ep)
-    for mode in ("published", "official"):
-        row = score_case(
-            case, {"offered_frames": [0, 1], "frame_indices": [0]}, episode=ep, scoring=mode
-        )
-        assert row["hl_spl"] == pytest.approx(3.0 / 6.0), mode
+    rec = {"offered_frames": [0, 1], "frame_indices": [0]}
+    for order in (["e1", "e0"], ["e0", "e1"]):
+        case = _case([order], ep)
+        assert score_case(case, rec, episode=ep)["hl_spl"] == pytest.approx(3.0 / 6.0)
+        official = score_case(case, rec, episode=ep, scoring="official")["hl_spl"]
+        assert official == pytest.approx(1.0 if order[0] == "e1" else 0.5), order
+
+
+def test_hl_spl_official_is_not_supported_for_multi_goal_instructions() -> None:
+    """measures.py reports -1 for any instruction with ``sequential_goals``: a Multi-Goal
+    instruction with one sub-goal is n/a officially, scored as one goal in the published mode,
+    in a scored case and a missing one alike."""
+    from recallbench.benchmarks.findingdory.scoring import missing_row
+
+    ep = random_episode(2, frames=2)
+    ep.angle[:], ep.coverage[:], ep.distance[:] = 0.0, 0.5, 0.5
+    ep.start_distance[0], ep.start_distance[1] = 6.0, 3.0
+    single = _case([["e0", "e1"]], ep)
+    case = dataclasses.replace(single, low_level_category="Unordered Revisitation")
+    assert case.num_targets == 1
+    rec = {"offered_frames": [0, 1], "frame_indices": [0]}
+    assert score_case(case, rec, episode=ep)["hl_spl"] == pytest.approx(0.5)
+    assert score_case(case, rec, episode=ep, scoring="official")["hl_spl"] is None
+    assert score_case(single, rec, episode=ep, scoring="official")["hl_spl"] == pytest.approx(0.5)
+    assert missing_row(case, episode=ep)["hl_spl"] == 0.0
+    assert missing_row(case, episode=ep, scoring="official")["hl_spl"] is None
 
 
 def test_hl_and_spl_agree_with_reference_on_stored_suites(tmp_path: Path) -> None:
@@ -355,7 +377,7 @@ def test_hl_and_spl_agree_with_reference_on_stored_suites(tmp_path: Path) -> Non
                     want = any(_ref_predicate(ep, f, e, check) for e in cands)
                     assert row[name] == float(want), (seed, f, mode, name)
                 kinds = [e.kind for e in ep.entities]
-                spl = ref.hl_spl_official(f, cands, kinds, *arrays) if row["hl_sr"] else 0.0
+                spl = ref.hl_spl(f, cands, kinds, *arrays, mode) if row["hl_sr"] else 0.0
                 assert row["hl_spl"] == pytest.approx(spl), (seed, f, mode)
         for ordered in (False, True):
             multi = _case([[ids[0], ids[3]], [ids[3]], [ids[5], ids[1]]], ep, ordered)
@@ -370,8 +392,9 @@ def test_hl_and_spl_agree_with_reference_on_stored_suites(tmp_path: Path) -> Non
 
 
 def test_official_ll_stops_at_the_start_when_hl_fails(tmp_path: Path) -> None:
-    """Finding 7: officially LL success needs HL success (or a start pose that already
-    satisfies the goal): a misidentified frame never scores LL, whatever the drive did."""
+    """Finding 7: officially LL success needs HL success: a misidentified frame becomes a STOP
+    at the start pose, which fails even where that pose satisfies the goal, because the goal
+    predicates are ANDed with does_want_intermediate_stop and a STOP never sets it."""
     ep = random_episode(3, frames=4)
     ep.angle[:] = 0.0
     ep.coverage[:] = 0.0
@@ -385,14 +408,15 @@ def test_official_ll_stops_at_the_start_when_hl_fails(tmp_path: Path) -> None:
     wrong = {"offered_frames": [0, 1, 2, 3], "frame_indices": [2], "ll": drove_there}
     assert score_case(case, wrong, episode=ep)["ll_sr"] == 1.0
     off = score_case(case, wrong, episode=ep, scoring="official")
-    assert off["ll_sr"] == float(_ref_predicate(ep, 3, 0, "full")) == 0.0
-    # the start pose (the last frame's) satisfying the goal: LL succeeds without moving
+    assert off["ll_sr"] == 0.0 and off["ll_spl"] == 0.0
+    # the start pose (the last frame's) satisfies the goal: the STOP there still fails
     ep.coverage[3, 0] = 0.5
     ep._sat.clear()
     case = _case([["e0"]], ep)
-    wrong = {**wrong, "frame_indices": [2]}
+    assert _ref_predicate(ep, 3, 0, "full")
     off = score_case(case, wrong, episode=ep, scoring="official")
-    assert off["hl_sr"] == 0.0 and off["ll_sr"] == 1.0 == float(_ref_predicate(ep, 3, 0, "full"))
+    assert off["hl_sr"] == 0.0 and off["ll_sr"] == 0.0
+    assert off["ll_failure"] == "tgt_in_view_slightly_far"
     right = {**wrong, "frame_indices": [1]}
     assert score_case(case, right, episode=ep, scoring="official")["ll_sr"] == 1.0
 

@@ -135,7 +135,9 @@ def score_records(
         if case.id in records:
             rows.append(_score_or_fail(case, records[case.id], scoring, episode))
         elif not subset:
-            rows.append(missing_row(case, episode=episode, with_ll=with_ll))
+            rows.append(
+                missing_row(case, episode=episode, with_ll=with_ll, scoring=scoring)
+            )
     return rows
 
 

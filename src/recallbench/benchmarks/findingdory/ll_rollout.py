@@ -224,7 +224,8 @@ def chosen_goals(
 ) -> tuple[list[LLGoal], str | None]:
     """The recorded poses of the frames the agent chose (none when its answer was unusable).
 
-    Official scoring: none either when HL failed (the caller stops at the start pose).
+    Official scoring: none either when HL failed (the caller stops at the start pose, a stop
+    that fails whatever that pose).
     """
     offered = list(record.get("offered_frames") or [])
     positions, _ = resolve_positions(record, scoring)
@@ -276,6 +277,9 @@ def outcome(
             fail_at = k
             break
     success = fail_at is None and not d.timed_out and len(d.stops) == n and d.error is None
+    # The official STOP after a failed HL never sets does_want_intermediate_stop, which every
+    # goal predicate is ANDed with (pddl_predicate.py): it fails wherever the robot stands.
+    success = success and pend.note != OFFICIAL_HL_FAILED
     if fail_at is not None:
         stop = d.stops[fail_at]
         row, steps, walked, stopped = rows[fail_at], stop.steps, stop.walked, True

@@ -33,6 +33,7 @@ from recallbench.benchmarks.findingdory.parse import (
     parse_frame_indices,
     parse_official,
 )
+from recallbench.benchmarks.findingdory.templates import is_multi_goal
 from recallbench.errors import InputError
 
 METRICS = ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr", "ll_spl", "exact_acc", "relaxed_acc")
@@ -133,10 +134,19 @@ def _offline_accuracy(
 
 
 def _hl_spl(
-    frame: int | None, cands: list[int], episode: EpisodeAnnotations, hl_success: bool
+    frame: int | None,
+    cands: list[int],
+    episode: EpisodeAnnotations,
+    hl_success: bool,
+    scoring: Scoring = "published",
 ) -> float:
-    """d_nearest / max(d_nearest, d_chosen), the chosen target being the valid target satisfied
-    at the chosen frame that is nearest that frame's pose (measures.py, both modes)."""
+    """d_nearest / max(d_nearest, d_chosen) with distances from the start pose; 0 when HL failed.
+
+    The chosen target, of the valid targets satisfied at the chosen frame: published, the one
+    nearest that frame's pose; official (measures.py: FindingDoryHighLevelSPL), the first in
+    assignment order, because the goal's OR stops at the first true assignment and only that
+    one is logged with success True. A chosen target already at the start scores 1 there.
+    """
     d_near = min((float(episode.start_distance[e]) for e in cands), default=math.inf)
     if frame is None or not hl_success or not math.isfinite(d_near):
         return 0.0  # no reachable valid target: HL cannot succeed, so 0
@@ -144,21 +154,35 @@ def _hl_spl(
     chosen = [e for e in cands if sat[e]]
     if not chosen:
         return 0.0
+    if scoring == "official":
+        d_chosen = float(episode.start_distance[chosen[0]])
+        return 1.0 if d_chosen == 0 else hl_spl(True, d_near, d_chosen)
     target = min(chosen, key=lambda e: float(episode.distance[frame, e]))
     return hl_spl(True, d_near, float(episode.start_distance[target]))
 
 
+def _spl_defined(case: QACase, scoring: Scoring) -> bool:
+    """HL-SPL is single-goal only. Official: any Multi-Goal instruction (``sequential_goals``)
+    reports -1, "not supported", even with one sub-goal; published: one sub-goal is one goal."""
+    assert case.subgoals is not None
+    if scoring == "official":
+        return not is_multi_goal(case.low_level_category)
+    return len(case.subgoals) == 1
+
+
 def _start_verdict(case: QACase, episode: EpisodeAnnotations) -> dict[str, Any]:
-    """The official LL outcome when HL failed: the task STOPs at the start pose (the pose of
-    the video's last frame), so it succeeds only if one stop there satisfies every sub-goal."""
+    """The official LL outcome when HL failed: the task issues a STOP at the start pose (the pose
+    of the video's last frame). A failure whatever that pose: the goal's ``robot_at_*`` /
+    ``robot_in_room`` predicates are ANDed with ``does_want_intermediate_stop``, which only the
+    LL policy's intermediate stop sets, never this STOP (pddl_predicate.py, is_true;
+    findingdory_multi_task.py, step and _switch_evaluation_to_new_task)."""
     cands = _candidates(case, episode)
     last = episode.num_frames - 1
     targets = [e for c in cands for e in c]
-    success = len(cands) == 1 and bool(episode.satisfied("full")[last, cands[0]].any())
     dist = min((float(episode.distance[last, e]) for e in targets), default=math.inf)
     in_view = any(float(episode.coverage[last, e]) >= MIN_COVERAGE for e in targets)
     return {
-        "success": success,
+        "success": False,
         "path_length": 0.0,
         "steps": 1,
         "stopped": True,
@@ -204,13 +228,14 @@ def score_case(
                 if orig is not None
                 else 0.0
             )
-        if len(cands) == 1:
+        if _spl_defined(case, scoring):
             frame = orig[0] if orig else None
-            out["hl_spl"] = _hl_spl(frame, cands[0], episode, bool(out["hl_sr"]))
+            out["hl_spl"] = _hl_spl(frame, cands[0], episode, bool(out["hl_sr"]), scoring)
     ll = record.get("ll")
     if ll is not None:
         if scoring == "official" and not out["hl_sr"]:
-            # The official task STOPs at the start pose when HL fails.
+            # The official task STOPs at the start pose when HL fails, and that STOP never
+            # satisfies a goal.
             if annotated:
                 assert episode is not None
                 ll = _start_verdict(case, episode)
@@ -259,14 +284,18 @@ def _blank_row(case: QACase, failure: str | None) -> dict[str, Any]:
 
 
 def missing_row(
-    case: QACase, *, episode: EpisodeAnnotations | None = None, with_ll: bool = False
+    case: QACase,
+    *,
+    episode: EpisodeAnnotations | None = None,
+    with_ll: bool = False,
+    scoring: Scoring = "published",
 ) -> dict[str, Any]:
     """A case with no prediction: every metric the suite supports fails (the official pipeline
     runs every episode); failure mode ``missing`` so it is reported apart."""
     out = _blank_row(case, "missing")
     if episode is not None and case.subgoals is not None:
         out["dtg_sr"] = out["sc_sr"] = 0.0
-        if len(case.subgoals) == 1:
+        if _spl_defined(case, scoring):
             out["hl_spl"] = 0.0
         if with_ll:
             out["ll_spl"] = 0.0
