@@ -331,3 +331,59 @@ def test_doctor_probes_renderers_and_says_when_the_main_job_cannot_run(capsys):
     assert not broken["headless renderer"].ok and broken["headless renderer"].required
     assert main(["doctor"]) == 0
     assert "the main job can run here" in capsys.readouterr().out
+
+
+def test_round_two_mistakes_are_one_line_and_touch_nothing(tmp_path, capsys, fd_suite, sm_data,
+                                                           monkeypatch):
+    """The second first-contact pass: outputs that name a user's file or folder are refused
+    before any work, and nothing of theirs changes."""
+    monkeypatch.chdir(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text("# mine\n")
+    theirs = tmp_path / "docs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine\n")
+    sm = ["scenemem", "--data-dir", str(sm_data), "--policy", policy("Idle"),
+          "--env-factory", MINI_FACTORY, "--max-steps", "5", "--workers", "1"]
+    fd = ["findingdory", "--data", str(fd_suite), "--agent", "oracle", "--frames", "40"]
+    cases = [
+        ([*sm, "--out", "README.md"], "--out"),  # used to be overwritten with results JSON
+        ([*sm, "--out", "docs"], "--out"),  # used to run every test first, then fail
+        ([*sm, "--out", "r.json", "--run-dir", "docs"], "--run-dir"),
+        ([*sm, "--out", "r.json", "--resume", "--overwrite"], "--overwrite"),
+        ([*fd, "--out", "docs"], "--out"),  # used to write a run into the user's folder
+        (["findingdory", "score", "--data", VAL, "--predictions", "p.jsonl", "--out",
+          "README.md"], "--out"),
+        (["run", "--suite", str(fd_suite), "--agents", "oracle", "--out", "docs"], "--out"),
+        (["generate", "scenemem", "--out", "README.md", "--n", "1"], "--out"),
+        (["generate", "findingdory", "--out", "docs", "--n", "1"], "--out"),
+        (["generate", "strip", str(tmp_path), "--out", "README.md"], "--out"),
+        (["world", "preview", "--out", "docs"], "--out"),
+        (["view", str(tmp_path), "--out", "docs"], "--out"),
+        (["merge", str(tmp_path), "--out", "docs"], "--out"),
+        (["demo", "--out", "docs"], "--out"),
+    ]
+    for argv, named in cases:
+        status, err = call(argv, capsys)
+        assert status == 2, (argv, status, err)
+        assert named in one_line_error(err), (argv, err)
+    assert readme.read_text() == "# mine\n"
+    assert sorted(p.name for p in theirs.iterdir()) == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "docs"]
+
+
+def test_scenemem_reuses_its_run_only_when_asked(tmp_path, capsys, sm_data):
+    out = tmp_path / "r.json"
+    sm = ["scenemem", "--data-dir", str(sm_data), "--policy", policy("Idle"),
+          "--env-factory", MINI_FACTORY, "--max-steps", "5", "--workers", "1",
+          "--out", str(out)]
+    assert main(sm) == 0
+    capsys.readouterr()
+    log = (tmp_path / "r_run" / "runlog.jsonl").read_text()
+    status, err = call(sm, capsys)
+    line = one_line_error(err)
+    assert status == 2 and "--resume" in line and "--overwrite" in line
+    assert (tmp_path / "r_run" / "runlog.jsonl").read_text() == log
+    assert main([*sm, "--overwrite"]) == 0
+    assert json.loads(out.read_text())  # the card's results again
+    assert len((tmp_path / "r_run" / "runlog.jsonl").read_text().splitlines()) == 2

@@ -57,6 +57,10 @@ def _handle(args: argparse.Namespace) -> int:
 
     from recallbench.audit.core import detect_benchmark, run_audit, write_report
 
+    if args.out:
+        from recallbench.cli.outputs import check_output_folder
+
+        check_output_folder("--out", args.out)
     suite = Path(args.suite)
     benchmark = detect_benchmark(suite)  # a wrong path fails here, before any work
     opts: dict[str, Any] = {}

@@ -180,6 +180,9 @@ def _handle_run(args: argparse.Namespace) -> int:
     for flag, value in (("--limit", args.limit), ("--case-timeout", args.case_timeout),
                         ("--workers", args.workers)):
         check_positive(flag, value)
+    from recallbench.cli.outputs import check_output_folder
+
+    check_output_folder("--out", args.out)  # README.md, someone's folder: before any work
     from recallbench.cli.execution import execution_settings, shard_of
 
     execution_settings(args, args.workers)  # a bad --executor/--address/--shard: before work
@@ -273,6 +276,11 @@ def _handle_score(args: argparse.Namespace) -> int:
     from recallbench.report.runs import _finite
     from recallbench.report.tables import print_summary
 
+    if args.out:
+        from recallbench.cli.outputs import check_output_file, is_summary_file
+
+        check_output_file("--out", args.out, replace=is_summary_file(Path(args.out)),
+                          hint=" (it is not a summary this command wrote)")
     console = Console()
     suite = load_suite(args.score_data)
     check_frames(args.frames, suite.cases)

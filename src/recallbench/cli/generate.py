@@ -69,10 +69,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.set_defaults(func=_findingdory)
 
 
+def _check_out(args: argparse.Namespace) -> None:
+    from recallbench.cli.outputs import check_output_folder
+
+    check_output_folder("--out", args.out)  # a suite folder (reruns resume it), never another
+
+
 def _scenemem(args: argparse.Namespace) -> int:
     from recallbench.generate.scenemem import DESTINATION_TYPES, ScenememKnobs
     from recallbench.generate.suite import run_suite
 
+    _check_out(args)
     try:
         knobs = ScenememKnobs(
             tasks=args.tasks, pick_place=args.pick_place if args.tasks is None
@@ -93,6 +100,10 @@ def _strip(args: argparse.Namespace) -> int:
     from recallbench.errors import InputError
     from recallbench.generate.strip import render_strip
 
+    if args.out:  # the default (inside the scenario) is the strip's own file
+        from recallbench.cli.outputs import check_output_file
+
+        check_output_file("--out", args.out)
     try:
         path = render_strip(args.scenario, args.out, tuple(args.cameras.split(",")),
                             args.frames)
@@ -109,6 +120,7 @@ def _findingdory(args: argparse.Namespace) -> int:
         return _fail(f"FindingDory generation is not available: {exc}")
     from recallbench.generate.suite import run_suite
 
+    _check_out(args)
     given = {k: getattr(args, k) for k in ("interactions", "steps", "distractors", "revisits",
                                            "rooms", "width", "height", "subsample")}
     if args.interactions is not None:  # asked for a count: every day has exactly that many

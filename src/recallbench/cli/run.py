@@ -126,6 +126,9 @@ def _handle_run(args: argparse.Namespace) -> int:
     for flag, value in (("--workers", args.workers), ("--max-steps", args.max_steps),
                         ("--test-timeout", args.test_timeout), ("--limit", args.limit)):
         check_positive(flag, value)
+    from recallbench.cli.outputs import check_output_folder
+
+    check_output_folder("--out", args.out)  # README.md, someone's folder: before any work
     execution = execution_settings(args, args.workers)
     suites = detect_suites(args.suite)
     for bench in by_bench:
@@ -198,9 +201,11 @@ def _handle_demo(args: argparse.Namespace) -> int:
 
     from recallbench.agents.embeddings import embeddings_available
     from recallbench.benchmarks.registry import detect_suites
+    from recallbench.cli.outputs import check_output_folder
     from recallbench.run.compare import CompareOptions
 
     check_positive("--workers", args.workers)
+    check_output_folder("--out", args.out)  # the demo replaces what it made, nothing else
     out = Path(args.out)
     workers = args.workers or os.cpu_count() or 1
     made = _demo_suites(out / "suites", workers)

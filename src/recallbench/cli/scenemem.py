@@ -35,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--run_dir", default=None, help="run folder (default: <out stem>_run/)")
     p.add_argument("--resume", action="store_true",
                    help="finish the run in --run-dir (default: beside --out)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start the run in --run-dir again, replacing its --out results.json")
     p.add_argument("--seed", type=int, default=None, help="run seed (default 0)")
     p.add_argument("--approach_dist", type=float, default=None, help="default 1.2 (m)")
     p.add_argument("--open_qpos", type=float, default=None, help="default 0.5 (rad or m)")
@@ -80,10 +82,14 @@ def _handle(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     execution = execution_settings(args, args.workers)
     shard_of(args)  # a bad --shard: before work
+    if args.resume and args.overwrite:
+        raise UsageError("--overwrite", "--resume finishes a run, --overwrite starts it again: "
+                                        "pass one")
     config, run_dir = _resumed(args) if args.resume else _new_run(args)
     try:
         status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
-                              console=console, execution=execution)
+                              console=console, execution=execution,
+                              overwrite=bool(args.overwrite))
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
         message = str(exc)  # the loaders name their flag; a bare import error is --policy's
         raise UsageError("" if message.startswith("--") else "--policy", message) from None
@@ -185,7 +191,35 @@ def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
             "restore_dist": defaults.restore_dist,
         },
     ))
-    return config, Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+    check_new_outputs(Path(args.out), run_dir, "--run-dir" if args.run_dir else "--out",
+                      overwrite=bool(args.overwrite))
+    return config, run_dir
+
+
+def check_new_outputs(out: Path, run_dir: Path, run_flag: str, overwrite: bool) -> None:
+    """Before any work: --out is a new file, or the results.json of the run in ``run_dir``
+    (replaced only with --overwrite); ``run_dir`` is new, or a run folder (restarted only with
+    --overwrite). README.md, a folder, someone else's file: refused, nothing written."""
+    from recallbench.cli.outputs import check_output_file, check_output_folder
+    from recallbench.errors import UsageError
+    from recallbench.run.manifest import read_manifest
+    from recallbench.run.runlog import RUN_LOG
+
+    check_output_folder(run_flag, run_dir)
+    holds_run = (run_dir / "manifest.json").is_file() or (run_dir / RUN_LOG).is_file()
+    if holds_run and not overwrite:
+        raise UsageError(run_flag, f"{run_dir} already holds a run: pass --resume to finish it, "
+                                   "--overwrite to start it again, or choose another --out")
+    made_here = False
+    if holds_run:
+        try:
+            made_here = read_manifest(run_dir)["config"]["out"] == str(out.resolve())
+        except (OSError, ValueError, KeyError, TypeError):
+            made_here = False
+    hint = (" (pass --overwrite to start its run again)" if made_here
+            else " (no recallbench run wrote it)")
+    check_output_file("--out", out, replace=made_here and overwrite, hint=hint)
 
 
 def _shard(args: argparse.Namespace) -> str | None:

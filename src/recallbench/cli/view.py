@@ -11,6 +11,10 @@ def _handle_view(args: argparse.Namespace) -> int:
     from recallbench.errors import UsageError
     from recallbench.report.viewer.site import build_viewer
 
+    if args.out:
+        from recallbench.cli.outputs import check_output_folder
+
+        check_output_folder("--out", args.out)
     console = Console(stderr=True)
     index = build_viewer(args.path, args.out, live=args.serve,
                          progress=lambda msg: console.print(msg, highlight=False))

@@ -170,10 +170,12 @@ def run_scenemem(
     resume: bool = False,
     console: Console | None = None,
     execution: ExecutorSettings | None = None,
+    overwrite: bool = False,
 ) -> int:
     """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load.
 
-    ``execution`` says where tests run (default: ``workers`` local processes)."""
+    ``execution`` says where tests run (default: ``workers`` local processes); ``overwrite``
+    discards a run recorded in ``run_dir`` (after the policy and scenarios loaded)."""
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env-factory (both from the command line).
@@ -185,6 +187,9 @@ def run_scenemem(
         check_factory_reference(config.env_factory)
     scenarios, errors = _load_scenarios(config, console)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
+        if overwrite and not resume:
+            for name in ("manifest.json", RUN_LOG, "summary.json"):
+                (run_dir / name).unlink(missing_ok=True)
         _write_manifest(config, run_dir, execution, resume, scenarios)
         done = completed(run_dir / RUN_LOG)
         _execute(config, run_dir, execution, scenarios, errors, done, console)
