@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from recallbench.cli.formats import add_format_option, as_data
+
 PROBE_SECONDS = 4.5  # an idle machine answers in ~1.5 s; both probes run at once
 MIN_FREE_GB = 2.0
 # Renders one tiny frame: the same path the world takes (MUJOCO_GL is read at import).
@@ -111,6 +113,13 @@ def _handle(args: argparse.Namespace) -> int:
     if not path.is_dir():
         raise InputError(path, None, "--path: no such folder")
     checks = run_checks(path)
+    if as_data(args):
+        from recallbench.report.formats import write_records
+
+        write_records([{"check": c.name, "ok": c.ok, "required": c.required,
+                        "detail": c.detail, "if_missing": "" if c.ok else c.disables}
+                       for c in checks], args.format)
+        return 1 if any(c.required and not c.ok for c in checks) else 0
     table = Table(title="recallbench doctor")
     for col in ("check", "status", "detail", "if missing"):
         table.add_column(col)
@@ -131,4 +140,5 @@ def _handle(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("doctor", help="check this machine: renderer, versions, disk")
     p.add_argument("--path", default=".", help="where free disk is measured (default .)")
+    add_format_option(p)
     p.set_defaults(func=_handle)

@@ -4,7 +4,24 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from recallbench.cli.formats import add_format_option, as_data
+
+
+def show_summary(args: argparse.Namespace, summary: dict[str, Any], metrics: Sequence[str],
+                 console: Any, slices: Sequence[str]) -> None:
+    """The summary's tables (``--format table``) or their rows as json/csv on stdout."""
+    if as_data(args):
+        from recallbench.report.formats import summary_records, write_records
+
+        write_records(summary_records(summary, metrics, slices), args.format)
+    else:
+        from recallbench.report.tables import print_summary
+
+        print_summary(summary, metrics, console=console, slices=slices)
 
 
 def _handle_score(args: argparse.Namespace) -> int:
@@ -12,13 +29,11 @@ def _handle_score(args: argparse.Namespace) -> int:
 
     from recallbench.cli.errors import print_warning
     from recallbench.report.runs import score_run
-    from recallbench.report.tables import print_summary
-
-    console = Console()
+    console = Console(stderr=as_data(args))
     scoring = "official" if args.official else args.scoring
     summary = score_run(args.run, scoring=scoring, subset=args.subset)
     slices = summary.get("slices", ["group", "category"])[:2]
-    print_summary(summary, summary["metrics"], console=console, slices=slices)
+    show_summary(args, summary, summary["metrics"], console, slices)
     if summary.get("missing"):
         print_warning(f"{summary['missing']} of {summary['cases_scored']} planned cases have no "
                       "record and count as failures (--subset scores only recorded ones)")
@@ -31,9 +46,8 @@ def _handle_report(args: argparse.Namespace) -> int:
 
     from recallbench.errors import InputError
     from recallbench.report.runs import SUMMARY
-    from recallbench.report.tables import print_summary
 
-    console = Console()
+    console = Console(stderr=as_data(args))
     path = Path(args.run) / SUMMARY
     if not path.is_file():
         raise InputError(path, None, f"no summary; run `recallbench score {args.run}`")
@@ -44,7 +58,7 @@ def _handle_report(args: argparse.Namespace) -> int:
         summary = score_run(args.run)
     slices = [s for s in summary.get("slices", ["group", "category", "template"])
               if s != "template" or args.by_template]
-    print_summary(summary, summary["metrics"], console=console, slices=slices)
+    show_summary(args, summary, summary["metrics"], console, slices)
     return 0
 
 
@@ -63,8 +77,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="score only recorded cases (default: a planned case without a record fails)",
     )
+    add_format_option(score)
     score.set_defaults(func=_handle_score)
     report = subparsers.add_parser("report", help="print a scored run's tables")
     report.add_argument("run", help="run directory")
     report.add_argument("--by-template", action="store_true", help="also the per-template table")
+    add_format_option(report)
     report.set_defaults(func=_handle_report)

@@ -25,6 +25,7 @@ from recallbench.cli.checks import (
 )
 from recallbench.cli.errors import print_warning
 from recallbench.cli.execution import add_execution_options, execution_settings
+from recallbench.cli.formats import add_format_option
 from recallbench.errors import InputError, UsageError
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
@@ -61,7 +62,8 @@ def parse_agent_args(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -> int:
+def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool,
+            fmt: str = "table") -> int:
     """Exit status: 1 when nothing (or, for the demo, some benchmark) was scored."""
     from recallbench.cli.errors import print_error
     from recallbench.report.comparison import scored_agents
@@ -70,9 +72,13 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -
         print_warning(warning)
     empty = [b for b, block in comparison["benchmarks"].items()
              if not any(a["status"] == "ok" and a["n"] > 0 for a in block["agents"])]
-    print(f"report: {out / 'report.html'}")
+    import sys
+
+    # where the pages are: stdout for a person, stderr when stdout carries --format rows
+    stream = sys.stdout if fmt == "table" else sys.stderr
+    print(f"report: {out / 'report.html'}", file=stream)
     if (out / "viewer" / "index.html").is_file():
-        print(f"viewer: {out / 'viewer' / 'index.html'}")
+        print(f"viewer: {out / 'viewer' / 'index.html'}", file=stream)
     if scored_agents(comparison) == 0:
         print_error("no agent produced a score (see the warnings above)")
         return 1
@@ -84,7 +90,7 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -
 
 def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path,
             opts: Any, console: Any, suite: str | Path,
-            warnings: list[str] | None = None) -> dict[str, Any]:
+            warnings: list[str] | None = None, fmt: str = "table") -> dict[str, Any]:
     """Run every planned agent (run layer), score the run folders into comparison.json, print
     the tables, build the case viewer, then the charts and report.html (report layer)."""
     from dataclasses import asdict
@@ -106,7 +112,12 @@ def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path
                     shown = "n/a" if value is None else f"{100 * value:.1f}%"
                     console.print(f"{bench}: {a['agent']} done: {shown} of n={a['n']} "
                                   f"({run.seconds:.0f} s)", highlight=False)
-    print_comparison(comparison, console=console)
+    if fmt == "table":
+        print_comparison(comparison, console=console)
+    else:  # the rows on stdout, for scripts; everything else stays on stderr
+        from recallbench.report.formats import comparison_records, write_records
+
+        write_records(comparison_records(comparison), fmt)
     try_build_viewer(out, console)  # before the report, which adds the viewer's breakdowns
     write_report(comparison, out)
     return comparison
@@ -153,8 +164,9 @@ def _handle_run(args: argparse.Namespace) -> int:
         agent_args=agent_args, quiet_runs=args.quiet, overwrite=args.overwrite,
         execution=execution)
     console = Console(stderr=True)
-    comparison = compare(suites, plan, args.out, opts, console=console, suite=args.suite)
-    return _finish(comparison, Path(args.out), need_every_benchmark=False)
+    comparison = compare(suites, plan, args.out, opts, console=console, suite=args.suite,
+                         fmt=args.format)
+    return _finish(comparison, Path(args.out), need_every_benchmark=False, fmt=args.format)
 
 
 # --- demo ------------------------------------------------------------------------------------
@@ -231,9 +243,9 @@ def _handle_demo(args: argparse.Namespace) -> int:
     missing = [b for b in ("scenemem", "findingdory") if b not in suites]
     warnings = [f"no {b} suite could be generated (see {out / 'suites' / b})" for b in missing]
     comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
-                         suite=out / "suites", warnings=warnings)
+                         suite=out / "suites", warnings=warnings, fmt=args.format)
     comparison["benchmarks"].update({b: {"agents": []} for b in missing})
-    return _finish(comparison, comparison_dir, need_every_benchmark=True)
+    return _finish(comparison, comparison_dir, need_every_benchmark=True, fmt=args.format)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -275,6 +287,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--quiet", action="store_true",
                      help="one line per agent; the runners' output goes to its console.log")
     add_execution_options(run, shard=False)
+    add_format_option(run)
     run.set_defaults(func=_handle_run)
 
     demo = subparsers.add_parser(
@@ -288,4 +301,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     demo.add_argument("--out", default="runs/demo", help="demo folder (default runs/demo)")
     demo.add_argument("--workers", type=int, default=None, help="default: one per core")
+    add_format_option(demo)
     demo.set_defaults(func=_handle_demo)

@@ -6,6 +6,7 @@ Imports nothing heavy at module level so ``recallbench --help`` stays instant.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from recallbench.cli.execution import add_execution_options
 
     add_execution_options(p)
+    from recallbench.cli.formats import add_format_option
+
+    add_format_option(p)
     p.set_defaults(func=_handle)
 
 
@@ -101,10 +105,10 @@ def _handle(args: argparse.Namespace) -> int:
 
         print_error(f"interrupted; finish with: recallbench scenemem --resume --run-dir {run_dir}")
         return 130
-    return _overall(run_dir, status)
+    return _overall(run_dir, status, args.format)
 
 
-def _overall(run_dir: Path, status: int) -> int:
+def _overall(run_dir: Path, status: int, fmt_: str = "table") -> int:
     """The overall success rate with its interval; warnings with counts; exit 1 when every test
     errored (status 1 already when a scenario failed to load or tests are missing)."""
     from recallbench.cli.errors import run_exit_status
@@ -113,8 +117,13 @@ def _overall(run_dir: Path, status: int) -> int:
 
     summary = score_run(run_dir)
     overall = summary["overall"]
+    if fmt_ != "table":  # the rows on stdout; the runner's tables went to stderr
+        from recallbench.report.formats import summary_records, write_records
+
+        write_records(summary_records(summary, summary["metrics"],
+                                      summary.get("slices", ())), fmt_)
     print(f"memory success: {fmt(overall['memory_success'], digits=1)} % of {overall['n']} "
-          "tests (95% bootstrap interval)")
+          "tests (95% bootstrap interval)", file=sys.stdout if fmt_ == "table" else sys.stderr)
     return max(status, run_exit_status(summary, run_dir))
 
 

@@ -364,9 +364,12 @@ def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
         ("by task", summary["by_task"]),
     ):
         table = Table(title=f"SceneMem memory success {title}")
-        for col in ("group", "tests", "memory", "rate", "first open", "errors", "no approach",
-                    "door shut"):
-            table.add_column(col, justify="left" if col == "group" else "right")
+        for col in ("group", "tests", "memory", "rate", "first\nopen", "errors", "no\napproach",
+                    "door\nshut"):
+            if col == "group":  # long task names fold at 80 columns, never cut to "PnPCoun…"
+                table.add_column(col, justify="left", overflow="fold", min_width=12)
+            else:
+                table.add_column(col, justify="right")
         for name, g in groups.items():
             f = g["failed"]
             table.add_row(
