@@ -42,7 +42,7 @@ def test_every_block_is_run_or_skipped_by_name():
 
 
 @pytest.mark.slow
-# the blocks generate both suites (each now audited) and run a comparison: longer than the
+# the blocks generate both suites and run a comparison: longer than the
 # suite-wide 600 s limit on a shared 2-core machine
 @pytest.mark.timeout(2400)
 def test_readme_blocks_run_as_written(tmp_path):

@@ -40,10 +40,27 @@ def test_findingdory_branch_writes_a_loadable_suite(tmp_path):
     assert rows and {"question", "answer", "ep_id"} <= set(rows[0])
     assert load_suite(out)  # the generated suite folder
     assert load_suite(out / "qa_16.json")  # the public format, read by the same loader
-    # the suite was audited: one episode is too small to judge, and the verdict is recorded
+    # one episode is too small for the audit to judge: skipped, saying how to run it
+    assert not (out / "audit.json").exists()
+    assert main(["audit", str(out)]) == 0  # as the skip line says
     audit = json.loads((out / "audit.json").read_text())
     assert audit["benchmark"] == "findingdory" and audit["n"] == len(rows)
-    recorded = json.loads((out / "suite.json").read_text())["audit"]
-    assert recorded["judged"] is False and recorded["passed"] is True
-    assert recorded["n"] == len(rows) and "blind" in recorded["agents"]
+    assert audit["judged"] is False and "blind" in audit["agents"]
     assert (out / "audit.png").is_file()
+
+
+def test_generation_skips_an_audit_that_cannot_judge_and_says_how_to_run_it(tmp_path, capsys):
+    """The README's small suites used to sit through minutes of audit ending "too small to
+    judge"; --no-audit skips it on any suite."""
+    from recallbench.cli.generate import audit_suite
+    from support.findingdory_suite import build_suite
+
+    suite = build_suite(tmp_path / "fd")
+    (suite / "suite.json").write_text("{}")
+    assert audit_suite(str(suite), 0) == 0
+    err = capsys.readouterr().err
+    assert "audit: skipped (12 items, below the 1000 the audit judges)" in err
+    assert f"run it with: recallbench audit {suite}" in err
+    assert audit_suite(str(suite), 1, skip=True) == 1
+    assert "audit: skipped (--no-audit)" in capsys.readouterr().err
+    assert not (suite / "audit.json").exists()
