@@ -251,6 +251,9 @@ def test_the_demo_fails_loudly_when_nothing_can_be_generated(tmp_path):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr.replace("error_", "")
     assert "no scenemem suite could be generated" in proc.stderr
+    # said first: the memory agents read ground truth, and how to plug a perceiving model in
+    assert "no model that perceives the video ships offline" in proc.stderr
+    assert "--agents blind,vlm" in proc.stderr
     assert "no agent produced a score" in proc.stderr.splitlines()[-1]
 
 
@@ -387,3 +390,21 @@ def test_scenemem_reuses_its_run_only_when_asked(tmp_path, capsys, sm_data):
     assert main([*sm, "--overwrite"]) == 0
     assert json.loads(out.read_text())  # the card's results again
     assert len((tmp_path / "r_run" / "runlog.jsonl").read_text().splitlines()) == 2
+
+
+def test_the_demo_docs_describe_the_demo_that_runs():
+    """docs/run.md used to describe 2 scenarios, 1 episode and K = 48 while the demo ran 3, 2
+    and 96."""
+    from recallbench.cli import run
+
+    text = " ".join((ROOT / "docs" / "run.md").read_text().split())
+    demo = text[text.index("## `recallbench demo`"):text.index("## `recallbench run`")]
+    assert f"SceneMem, {run.DEMO_SCENEMEM_SCENARIOS} scenarios" in demo
+    assert f"FindingDory, {run.DEMO_FINDINGDORY_EPISODES} episodes" in demo
+    assert f"frame budget K = {run.DEMO_FRAMES}" in demo
+    size = run.DEMO_SCENEMEM_KNOBS["size"]
+    assert f"{size}x{size} videos" in demo
+    width, height = (run.DEMO_FINDINGDORY_KNOBS[k] for k in ("width", "height"))
+    assert f"at {width}x{height}" in demo
+    for name in (*run.DEMO_SCENEMEM_AGENTS, *run.DEMO_FINDINGDORY_AGENTS):
+        assert f"`{name}`" in demo, name

@@ -44,6 +44,11 @@ def test_an_80_column_comparison_keeps_agent_names_and_every_metric(compared):
     table_lines = [line for line in text.splitlines() if line.startswith("│")]
     for agent in AGENTS:
         assert any(line.startswith(f"│ {agent} ") for line in table_lines), (agent, text)
+    # the oracle reads ground truth: marked as the pages mark it, the reason under the table
+    assert any(line.startswith("│ oracle * ") for line in table_lines), text
+    assert "* privileged, reads ground truth: a ceiling, not a memory result (oracle: reads" \
+        in " ".join(text.split())
+    assert not any(line.startswith(("│ blind *", "│ random *")) for line in table_lines)
     for metric in metrics:
         assert f"{label(metric)} %" in text, (metric, text)
 

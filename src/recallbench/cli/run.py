@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,13 @@ DEMO_SCENEMEM_KNOBS: dict[str, Any] = {"size": 128, "use_camera_obs": False}
 DEMO_FINDINGDORY_EPISODES = 2
 DEMO_FINDINGDORY_KNOBS: dict[str, Any] = {"width": 120, "height": 160}
 DEMO_FRAMES = DEFAULT_FRAMES
+# The demo's memory agents read ground truth (no perceiving model ships offline): said once.
+DEMO_NO_MODEL_NOTE = (
+    "note: no model that perceives the video ships offline, so the demo's memory agents "
+    "(hierarchical, text-memory) read ground-truth annotations and are marked * (privileged); "
+    "plug a model in with: recallbench run --suite {suites} --agents blind,vlm --out runs/vlm "
+    "--agent-arg vlm.model=MODEL --agent-arg vlm.base_url=http://localhost:8000/v1 "
+    "(docs/agents.md)")
 # Offline text memory: captions from the suite's privileged annotations, answered by MiniLM.
 DEMO_TEXT_MEMORY_ARGS = {
     "answerer": "embedding",
@@ -72,8 +80,6 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool,
         print_warning(warning)
     empty = [b for b, block in comparison["benchmarks"].items()
              if not any(a["status"] == "ok" and a["n"] > 0 for a in block["agents"])]
-    import sys
-
     # where the pages are: stdout for a person, stderr when stdout carries --format rows
     stream = sys.stdout if fmt == "table" else sys.stderr
     print(f"report: {out / 'report.html'}", file=stream)
@@ -220,6 +226,7 @@ def _handle_demo(args: argparse.Namespace) -> int:
     check_output_folder("--out", args.out)  # the demo replaces what it made, nothing else
     out = Path(args.out)
     workers = args.workers or os.cpu_count() or 1
+    print(DEMO_NO_MODEL_NOTE.format(suites=out / "suites"), file=sys.stderr, flush=True)
     made = _demo_suites(out / "suites", workers)
     comparison_dir = out / "comparison"
     for bench in made:  # runs on a suite that changed are redone, never mixed

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from recallbench.report.compare import TITLES, plot_benchmark, table_rows
+from recallbench.report.compare import TITLES, plot_benchmark, privileged_note, table_rows
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -60,6 +60,8 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path],
         parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")
         parts.append(f"<p class='meta'>{html.escape(block['suite'])}</p>")
         parts.append(_table(header, rows))
+        if note := privileged_note(block):  # the console's mark, explained the same way
+            parts.append(f"<p class='meta'>{html.escape(note)}</p>")
         targets = [f"{a['agent']} = {a['target']}" for a in block["agents"] if a.get("target")]
         if targets:
             parts.append("<p class='meta'>ran as: " + html.escape("; ".join(targets)) + "</p>")
