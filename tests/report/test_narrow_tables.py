@@ -4,6 +4,7 @@ is shown, and ``--format json|csv`` gives the same rows to scripts."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import os
@@ -68,3 +69,36 @@ def test_format_csv_and_json_give_the_rows_the_table_shows(compared):
     proc = subprocess.run([RECALLBENCH, "list", "agents", "--format", "json"],
                           capture_output=True, text=True, timeout=60)
     assert {"oracle", "blind"} <= {r["name"] for r in json.loads(proc.stdout)}
+
+
+def _overview(viewer: Path) -> dict:
+    text = (viewer / "data" / "overview.js").read_text()
+    return json.loads(text[text.index(",") + 1:text.rindex(")")])
+
+
+@pytest.mark.slow  # a 300-question run and its viewer: ~12 s on a busy 2-core machine
+def test_one_interval_per_number_in_summary_viewer_and_report(tmp_path, compared):
+    """The same numbers used to get different 95% intervals in summary.json (metrics bootstrapped
+    together) and in the viewer (one at a time); report.html had no metric definitions."""
+    from support.shared_data import FINDINGDORY_VAL_QA
+
+    run = tmp_path / "fd"
+    proc = subprocess.run([RECALLBENCH, "findingdory", "--data", str(FINDINGDORY_VAL_QA),
+                           "--agent", "random", "--limit", "300", "--out", str(run)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([RECALLBENCH, "view", str(run)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((run / "summary.json").read_text())["overall"]
+    viewed = _overview(run / "viewer")["benchmarks"]["findingdory"]["agents"]["random"]["metrics"]
+    shown = [m for m, v in viewed.items() if v.get("value") is not None]
+    assert "relaxed_acc" in shown  # a fractional metric beside 0/1 ones
+    for metric in shown:
+        assert (viewed[metric]["lo"], viewed[metric]["hi"]) == (
+            summary[metric]["lo"], summary[metric]["hi"]), metric
+    out, _ = compared  # the comparison's report carries the viewer's definitions
+    report = (out / "report.html").read_text()
+    definitions = _overview(out / "viewer")["benchmarks"]["findingdory"]["definitions"]
+    for definition in definitions.values():
+        assert html.escape(definition) in report
