@@ -408,3 +408,32 @@ def test_the_demo_docs_describe_the_demo_that_runs():
     assert f"at {width}x{height}" in demo
     for name in (*run.DEMO_SCENEMEM_AGENTS, *run.DEMO_FINDINGDORY_AGENTS):
         assert f"`{name}`" in demo, name
+
+
+def test_ctrl_c_names_the_exact_command_that_finishes(tmp_path, capsys, fd_suite, monkeypatch):
+    """`run` and `generate` used to say "rerun ... with --resume", a flag neither has."""
+    import recallbench.generate.suite as suite_module
+    import recallbench.run.compare as compare_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C, arriving while the work runs
+
+    monkeypatch.setattr(compare_module, "run_agents", interrupted)
+    monkeypatch.setattr(suite_module, "run_suite", interrupted)
+    out = str(tmp_path / "cmp")
+    run = ["run", "--suite", str(fd_suite), "--agents", "oracle", "--out", out, "--frames", "40"]
+    gen = ["generate", "findingdory", "--out", str(tmp_path / "g"), "--n", "1"]
+    for argv, finish in ((run, "recallbench " + " ".join(run)),
+                         (gen, "recallbench " + " ".join(gen))):
+        status, err = call(argv, capsys)
+        assert status == 130
+        line = one_line_error(err)
+        assert line.endswith(f"interrupted; finish with: {finish}"), line
+        assert "--resume" not in line
+    monkeypatch.setattr("recallbench.run.findingdory.run_cases", interrupted)
+    fd = ["findingdory", "--data", str(fd_suite), "--agent", "oracle", "--frames", "40",
+          "--out", str(tmp_path / "fd"), "--overwrite"]
+    status, err = call(fd, capsys)
+    assert status == 130
+    assert one_line_error(err).endswith("finish with: recallbench " + " ".join(fd[:-1])
+                                        + " --resume")
