@@ -365,14 +365,23 @@ def test_round_two_mistakes_are_one_line_and_touch_nothing(tmp_path, capsys, fd_
         (["view", str(tmp_path), "--out", "docs"], "--out"),
         (["merge", str(tmp_path), "--out", "docs"], "--out"),
         (["demo", "--out", "docs"], "--out"),
+        # scenemem used to blame --policy for a bad data dir or run folder
+        (["scenemem", "--data-dir", "README.md", "--policy", policy("Idle"), "--out", "r.json"],
+         "README.md: data directory (--data-dir) is a file"),
+        (["scenemem", "--data-dir", "docs", "--policy", policy("Idle"), "--out", "r.json"],
+         "docs: no scenario folders"),
+        (["scenemem", "--resume", "--run-dir", "bad_run"], "bad_run/manifest.json: not valid JSON"),
     ]
+    (tmp_path / "bad_run").mkdir()
+    (tmp_path / "bad_run" / "manifest.json").write_text("{")
     for argv, named in cases:
         status, err = call(argv, capsys)
         assert status == 2, (argv, status, err)
         assert named in one_line_error(err), (argv, err)
     assert readme.read_text() == "# mine\n"
     assert sorted(p.name for p in theirs.iterdir()) == ["notes.txt"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "docs"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "bad_run", "docs"]
+    assert [p.name for p in (tmp_path / "bad_run").iterdir()] == ["manifest.json"]
 
 
 def test_scenemem_reuses_its_run_only_when_asked(tmp_path, capsys, sm_data):

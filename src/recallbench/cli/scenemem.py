@@ -94,6 +94,8 @@ def _handle(args: argparse.Namespace) -> int:
         status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
                               console=console, execution=execution,
                               overwrite=bool(args.overwrite))
+    except (InputError, UsageError):
+        raise  # a data dir, run folder or flag at fault: each names its own file or flag
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
         message = str(exc)  # the loaders name their flag; a bare import error is --policy's
         raise UsageError("" if message.startswith("--") else "--policy", message) from None

@@ -105,6 +105,8 @@ def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
         recorded = read_manifest(run_dir)["config"]
     except FileNotFoundError as exc:
         raise InputError(run_dir / "manifest.json", None, "no manifest: not a run folder") from exc
+    except ValueError as exc:  # cut short or edited by hand
+        raise InputError(run_dir / "manifest.json", None, f"not valid JSON ({exc})") from None
     except KeyError as exc:
         raise InputError(run_dir / "manifest.json", "config", "field missing") from exc
     config = ScenememConfig(**recorded)
