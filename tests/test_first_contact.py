@@ -371,6 +371,9 @@ def test_round_two_mistakes_are_one_line_and_touch_nothing(tmp_path, capsys, fd_
         (["scenemem", "--data-dir", "docs", "--policy", policy("Idle"), "--out", "r.json"],
          "docs: no scenario folders"),
         (["scenemem", "--resume", "--run-dir", "bad_run"], "bad_run/manifest.json: not valid JSON"),
+        # a model server that is not running: found before work, not after 2 minutes of retries
+        ([*fd[:4], "vlm", "--frames", "40", "--agent-arg", "model=m", "--agent-arg",
+          "base_url=http://127.0.0.1:9/v1", "--out", "vlm_run"], "no model server answers"),
     ]
     (tmp_path / "bad_run").mkdir()
     (tmp_path / "bad_run" / "manifest.json").write_text("{")

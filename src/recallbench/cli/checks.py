@@ -76,9 +76,16 @@ def construct_agent(agent: str, factory: Any, kwargs: Mapping[str, Any], seed: i
 
     check_agent_kwargs(agent, factory, kwargs, flag, prefix)
     try:
-        return construct_seeded(factory, dict(kwargs), seed)
+        built = construct_seeded(factory, dict(kwargs), seed)
     except (ValueError, TypeError, ImportError) as exc:
         raise UsageError(flag, f"agent {agent!r} cannot be built: {exc}") from None
+    check_server = getattr(built, "check_server", None)
+    if callable(check_server):  # a model server that is not running: seconds, not minutes
+        why = check_server()
+        if why:
+            raise UsageError(flag, f"agent {agent!r}: {why.replace('--agent-arg ', flag + ' ')}"
+                             .replace(f"{flag} base_url", f"{flag} {prefix}base_url"))
+    return built
 
 
 def check_frames(frames: int, cases: Iterable[Any], flag: str = "--frames") -> None:
