@@ -449,3 +449,22 @@ def test_ctrl_c_names_the_exact_command_that_finishes(tmp_path, capsys, fd_suite
     assert status == 130
     assert one_line_error(err).endswith("finish with: recallbench " + " ".join(fd[:-1])
                                         + " --resume")
+
+
+def test_score_report_and_view_say_first_that_a_run_is_unfinished(tmp_path, capsys):
+    run = tmp_path / "fd"
+    argv = ["findingdory", "--data", VAL, "--agent", "oracle", "--limit", "5", "--out", str(run)]
+    assert main(argv) == 0
+    log = run / "runlog.jsonl"
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:3]))  # killed early
+    capsys.readouterr()
+    for command in (["score", str(run)], ["report", str(run)], ["view", str(run)]):
+        assert main(command) == 0
+        first = capsys.readouterr().err.splitlines()[0]
+        assert "is an unfinished run: 3 of 5 planned cases recorded, 2 missing" in first, command
+        assert first.endswith(f"finish it with: recallbench findingdory --data {VAL} --agent oracle "
+                              f"--frames 96 --seed 0 --limit 5 --out {run} --resume")
+    # the command it names finishes the run
+    resumed = first.split("finish it with: recallbench ")[1].split()
+    assert main(resumed) == 0
+    assert len(log.read_text().splitlines()) == 5

@@ -24,19 +24,58 @@ def show_summary(args: argparse.Namespace, summary: dict[str, Any], metrics: Seq
         print_summary(summary, metrics, console=console, slices=slices)
 
 
+def warn_unfinished(summary: dict[str, Any], run_dir: str | Path) -> None:
+    """Before any table: a run with planned cases unrecorded is unfinished, with the counts and
+    the command that finishes it (its own command line, resumed)."""
+    from recallbench.cli.errors import print_warning
+
+    missing = int(summary.get("missing") or summary.get("missing_tests") or 0)
+    if not missing:
+        return
+    planned = int(summary.get("cases_scored") or 0)
+    print_warning(f"{run_dir} is an unfinished run: {planned - missing} of {planned} planned "
+                  f"cases recorded, {missing} missing (counted as failures below unless "
+                  f"--subset); finish it with: {finish_command(Path(run_dir))}")
+
+
+def finish_command(run_dir: Path) -> str:
+    """The command that finishes the run in ``run_dir``, built from the settings its manifest
+    recorded (a resume must repeat them)."""
+    import json
+    import shlex
+
+    from recallbench.run.manifest import read_manifest
+
+    try:
+        m = read_manifest(run_dir)
+    except (OSError, ValueError):
+        m = {}
+    if m.get("benchmark") == "scenemem":
+        return f"recallbench scenemem --resume --run-dir {run_dir}"
+    words = ["recallbench", "findingdory", "--data", str(m.get("data")), "--agent",
+             str(m.get("agent"))]
+    for key, value in (m.get("agent_kwargs") or {}).items():
+        words += ["--agent-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+    for flag, key in (("--videos", "videos"), ("--frames", "frames"), ("--seed", "seed"),
+                      ("--limit", "limit"), ("--shard", "shard")):
+        if m.get(key) is not None:
+            words += [flag, str(m[key])]
+    if m.get("ll_policy"):
+        words += ["--ll", "--ll-policy", str(m["ll_policy"])]
+    return shlex.join([*words, "--out", str(run_dir), "--resume"])
+
+
 def _handle_score(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.cli.errors import print_warning
     from recallbench.report.runs import score_run
+
     console = Console(stderr=as_data(args))
     scoring = "official" if args.official else args.scoring
     summary = score_run(args.run, scoring=scoring, subset=args.subset)
     slices = summary.get("slices", ["group", "category"])[:2]
+    warn_unfinished(summary, args.run)
     show_summary(args, summary, summary["metrics"], console, slices)
-    if summary.get("missing"):
-        print_warning(f"{summary['missing']} of {summary['cases_scored']} planned cases have no "
-                      "record and count as failures (--subset scores only recorded ones)")
     console.print(f"scoring={summary['scoring']}; wrote {Path(args.run) / 'summary.json'}")
     return 0
 
@@ -58,6 +97,7 @@ def _handle_report(args: argparse.Namespace) -> int:
         summary = score_run(args.run)
     slices = [s for s in summary.get("slices", ["group", "category", "template"])
               if s != "template" or args.by_template]
+    warn_unfinished(summary, args.run)
     show_summary(args, summary, summary["metrics"], console, slices)
     return 0
 
