@@ -76,16 +76,22 @@ def construct_agent(agent: str, factory: Any, kwargs: Mapping[str, Any], seed: i
 
     check_agent_kwargs(agent, factory, kwargs, flag, prefix)
     try:
-        built = construct_seeded(factory, dict(kwargs), seed)
+        return construct_seeded(factory, dict(kwargs), seed)
     except (ValueError, TypeError, ImportError) as exc:
         raise UsageError(flag, f"agent {agent!r} cannot be built: {exc}") from None
-    check_server = getattr(built, "check_server", None)
-    if callable(check_server):  # a model server that is not running: seconds, not minutes
-        why = check_server()
-        if why:
-            raise UsageError(flag, f"agent {agent!r}: {why.replace('--agent-arg ', flag + ' ')}"
-                             .replace(f"{flag} base_url", f"{flag} {prefix}base_url"))
-    return built
+
+
+def check_agent_server(agent_name: str, agent: Any, flag: str = "--agent-arg",
+                       prefix: str = "") -> None:
+    """An agent's model server that is not running is one line before any work (one request,
+    seconds), not minutes of retries per case. The last check: local ones come first."""
+    check_server = getattr(agent, "check_server", None)
+    if not callable(check_server):
+        return
+    why = check_server()
+    if why:
+        why = why.replace("--agent-arg base_url", f"{flag} {prefix}base_url")
+        raise UsageError(flag, f"agent {agent_name!r}: {why}")
 
 
 def check_frames(frames: int, cases: Iterable[Any], flag: str = "--frames") -> None:

@@ -170,7 +170,12 @@ def _handle_run(args: argparse.Namespace) -> int:
 
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.scoring import METRICS
-    from recallbench.cli.checks import check_frames, check_positive, check_videos
+    from recallbench.cli.checks import (
+        check_agent_server,
+        check_frames,
+        check_positive,
+        check_videos,
+    )
     from recallbench.cli.errors import print_warning, run_exit_status
     from recallbench.errors import UsageError
     from recallbench.report.tables import fmt
@@ -203,6 +208,7 @@ def _handle_run(args: argparse.Namespace) -> int:
     check_videos(args.agent, agent, suite, suite.cases[: args.limit] if args.limit
                  else suite.cases, args.videos)
     ll_policy = _ll_policy(args, suite) if args.ll else None
+    check_agent_server(args.agent, agent)
     console = Console(stderr=as_data(args))
     out = Path(args.out)
     dirs = {k: out / f"K{k}" for k in budgets} if args.frames_sweep else {args.frames: out}

@@ -29,13 +29,18 @@ def warn_unfinished(summary: dict[str, Any], run_dir: str | Path) -> None:
     the command that finishes it (its own command line, resumed)."""
     from recallbench.cli.errors import print_warning
 
-    missing = int(summary.get("missing") or summary.get("missing_tests") or 0)
-    if not missing:
-        return
     planned = int(summary.get("cases_scored") or 0)
+    missing = int(summary.get("missing") or summary.get("missing_tests") or 0)
+    if summary.get("subset") and summary.get("cases_total"):  # only the recorded were scored
+        planned = int(summary["cases_total"])
+        missing = planned - int(summary.get("cases_recorded") or 0)
+    if missing <= 0:
+        return
+    counted = "left out below (--subset)" if summary.get("subset") else \
+        "counted as failures below unless --subset"
     print_warning(f"{run_dir} is an unfinished run: {planned - missing} of {planned} planned "
-                  f"cases recorded, {missing} missing (counted as failures below unless "
-                  f"--subset); finish it with: {finish_command(Path(run_dir))}")
+                  f"cases recorded, {missing} missing ({counted}); finish it with: "
+                  f"{finish_command(Path(run_dir))}")
 
 
 def finish_command(run_dir: Path) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
 from recallbench.cli.checks import (
+    check_agent_server,
     check_frames,
     check_positive,
     check_videos,
@@ -164,6 +165,8 @@ def _handle_run(args: argparse.Namespace) -> int:
         for planned in plan["findingdory"]:
             check_videos(planned.agent, planned.instance, fd,
                          fd.cases[: args.limit] if args.limit else fd.cases)
+        for planned in plan["findingdory"]:
+            check_agent_server(planned.agent, planned.instance, prefix=f"{planned.agent}.")
     opts = CompareOptions(
         workers=args.workers or os.cpu_count() or 1, max_steps=args.max_steps,
         frames=args.frames, limit=args.limit, seed=args.seed, test_timeout=args.test_timeout,
