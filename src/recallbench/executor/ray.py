@@ -128,7 +128,10 @@ class RayExecutor(TaskPool):
         if not self.ray.is_initialized():
             env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
             where = f"the Ray cluster at {address}" if address else "a local Ray"
-            with _native_stderr() as said:  # Ray's core logs the real cause there, many times
+            # Joining a cluster, Ray's core logs the real cause of a refusal on fd 2, many times;
+            # a Ray started here spawns its nodes now, and they keep their stderr
+            capture = _native_stderr() if address else contextlib.nullcontext(lambda: "")
+            with capture as said:
                 try:
                     self.ray.init(
                         address=address,
