@@ -251,6 +251,9 @@ def test_the_demo_fails_loudly_when_nothing_can_be_generated(tmp_path):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr.replace("error_", "")
     assert "no scenemem suite could be generated" in proc.stderr
+    # said first: the memory agents read ground truth, and how to plug a perceiving model in
+    assert "no model that perceives the video ships offline" in proc.stderr
+    assert "--agents blind,vlm" in proc.stderr
     assert "no agent produced a score" in proc.stderr.splitlines()[-1]
 
 
@@ -331,3 +334,150 @@ def test_doctor_probes_renderers_and_says_when_the_main_job_cannot_run(capsys):
     assert not broken["headless renderer"].ok and broken["headless renderer"].required
     assert main(["doctor"]) == 0
     assert "the main job can run here" in capsys.readouterr().out
+
+
+def test_round_two_mistakes_are_one_line_and_touch_nothing(tmp_path, capsys, fd_suite, sm_data,
+                                                           monkeypatch):
+    """The second first-contact pass: outputs that name a user's file or folder are refused
+    before any work, and nothing of theirs changes."""
+    monkeypatch.chdir(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text("# mine\n")
+    theirs = tmp_path / "docs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine\n")
+    sm = ["scenemem", "--data-dir", str(sm_data), "--policy", policy("Idle"),
+          "--env-factory", MINI_FACTORY, "--max-steps", "5", "--workers", "1"]
+    fd = ["findingdory", "--data", str(fd_suite), "--agent", "oracle", "--frames", "40"]
+    cases = [
+        ([*sm, "--out", "README.md"], "--out"),  # used to be overwritten with results JSON
+        ([*sm, "--out", "docs"], "--out"),  # used to run every test first, then fail
+        ([*sm, "--out", "r.json", "--run-dir", "docs"], "--run-dir"),
+        ([*sm, "--out", "r.json", "--resume", "--overwrite"], "--overwrite"),
+        ([*fd, "--out", "docs"], "--out"),  # used to write a run into the user's folder
+        (["findingdory", "score", "--data", VAL, "--predictions", "p.jsonl", "--out",
+          "README.md"], "--out"),
+        (["run", "--suite", str(fd_suite), "--agents", "oracle", "--out", "docs"], "--out"),
+        (["generate", "scenemem", "--out", "README.md", "--n", "1"], "--out"),
+        (["generate", "findingdory", "--out", "docs", "--n", "1"], "--out"),
+        (["generate", "strip", str(tmp_path), "--out", "README.md"], "--out"),
+        (["world", "preview", "--out", "docs"], "--out"),
+        (["view", str(tmp_path), "--out", "docs"], "--out"),
+        (["merge", str(tmp_path), "--out", "docs"], "--out"),
+        (["demo", "--out", "docs"], "--out"),
+        # scenemem used to blame --policy for a bad data dir or run folder
+        (["scenemem", "--data-dir", "README.md", "--policy", policy("Idle"), "--out", "r.json"],
+         "README.md: data directory (--data-dir) is a file"),
+        (["scenemem", "--data-dir", "docs", "--policy", policy("Idle"), "--out", "r.json"],
+         "docs: no scenario folders"),
+        (["scenemem", "--resume", "--run-dir", "bad_run"], "bad_run/manifest.json: not valid JSON"),
+        # a model server that is not running: found before work, not after 2 minutes of retries
+        ([*fd[:4], "vlm", "--frames", "40", "--agent-arg", "model=m", "--agent-arg",
+          "base_url=http://127.0.0.1:9/v1", "--out", "vlm_run"], "no model server answers"),
+    ]
+    (tmp_path / "bad_run").mkdir()
+    (tmp_path / "bad_run" / "manifest.json").write_text("{")
+    for argv, named in cases:
+        status, err = call(argv, capsys)
+        assert status == 2, (argv, status, err)
+        assert named in one_line_error(err), (argv, err)
+    assert readme.read_text() == "# mine\n"
+    assert sorted(p.name for p in theirs.iterdir()) == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "bad_run", "docs"]
+    assert [p.name for p in (tmp_path / "bad_run").iterdir()] == ["manifest.json"]
+
+
+def test_scenemem_reuses_its_run_only_when_asked(tmp_path, capsys, sm_data):
+    out = tmp_path / "r.json"
+    sm = ["scenemem", "--data-dir", str(sm_data), "--policy", policy("Idle"),
+          "--env-factory", MINI_FACTORY, "--max-steps", "5", "--workers", "1",
+          "--out", str(out)]
+    assert main(sm) == 0
+    capsys.readouterr()
+    log = (tmp_path / "r_run" / "runlog.jsonl").read_text()
+    status, err = call(sm, capsys)
+    line = one_line_error(err)
+    assert status == 2 and "--resume" in line and "--overwrite" in line
+    assert (tmp_path / "r_run" / "runlog.jsonl").read_text() == log
+    assert main([*sm, "--overwrite"]) == 0
+    assert json.loads(out.read_text())  # the card's results again
+    assert len((tmp_path / "r_run" / "runlog.jsonl").read_text().splitlines()) == 2
+
+
+def test_the_demo_docs_describe_the_demo_that_runs():
+    """docs/run.md used to describe 2 scenarios, 1 episode and K = 48 while the demo ran 3, 2
+    and 96."""
+    from recallbench.cli import run
+
+    text = " ".join((ROOT / "docs" / "run.md").read_text().split())
+    demo = text[text.index("## `recallbench demo`"):text.index("## `recallbench run`")]
+    assert f"SceneMem, {run.DEMO_SCENEMEM_SCENARIOS} scenarios" in demo
+    assert f"FindingDory, {run.DEMO_FINDINGDORY_EPISODES} episodes" in demo
+    assert f"frame budget K = {run.DEMO_FRAMES}" in demo
+    size = run.DEMO_SCENEMEM_KNOBS["size"]
+    assert f"{size}x{size} videos" in demo
+    width, height = (run.DEMO_FINDINGDORY_KNOBS[k] for k in ("width", "height"))
+    assert f"at {width}x{height}" in demo
+    for name in (*run.DEMO_SCENEMEM_AGENTS, *run.DEMO_FINDINGDORY_AGENTS):
+        assert f"`{name}`" in demo, name
+
+
+def test_ctrl_c_names_the_exact_command_that_finishes(tmp_path, capsys, fd_suite, monkeypatch):
+    """`run` and `generate` used to say "rerun ... with --resume", a flag neither has."""
+    import recallbench.generate.suite as suite_module
+    import recallbench.run.compare as compare_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C, arriving while the work runs
+
+    monkeypatch.setattr(compare_module, "run_agents", interrupted)
+    monkeypatch.setattr(suite_module, "run_suite", interrupted)
+    out = str(tmp_path / "cmp")
+    run = ["run", "--suite", str(fd_suite), "--agents", "oracle", "--out", out, "--frames", "40"]
+    gen = ["generate", "findingdory", "--out", str(tmp_path / "g"), "--n", "1"]
+    for argv, finish in ((run, "recallbench " + " ".join(run)),
+                         (gen, "recallbench " + " ".join(gen))):
+        status, err = call(argv, capsys)
+        assert status == 130
+        line = one_line_error(err)
+        assert line.endswith(f"interrupted; finish with: {finish}"), line
+        assert "--resume" not in line
+    monkeypatch.setattr("recallbench.run.findingdory.run_cases", interrupted)
+    fd = ["findingdory", "--data", str(fd_suite), "--agent", "oracle", "--frames", "40",
+          "--out", str(tmp_path / "fd"), "--overwrite"]
+    status, err = call(fd, capsys)
+    assert status == 130
+    assert one_line_error(err).endswith("finish with: recallbench " + " ".join(fd[:-1])
+                                        + " --resume")
+
+
+def test_score_report_and_view_say_first_that_a_run_is_unfinished(tmp_path, capsys):
+    run = tmp_path / "fd"
+    argv = ["findingdory", "--data", VAL, "--agent", "oracle", "--limit", "5", "--out", str(run)]
+    assert main(argv) == 0
+    log = run / "runlog.jsonl"
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:3]))  # killed early
+    capsys.readouterr()
+    for command in (["score", str(run)], ["report", str(run)], ["view", str(run)]):
+        assert main(command) == 0
+        first = capsys.readouterr().err.splitlines()[0]
+        assert "is an unfinished run: 3 of 5 planned cases recorded, 2 missing" in first, command
+        assert first.endswith(f"finish it with: recallbench findingdory --data {VAL} --agent "
+                              f"oracle --frames 96 --seed 0 --limit 5 --out {run} --resume")
+    # the command it names finishes the run
+    resumed = first.split("finish it with: recallbench ")[1].split()
+    assert main(resumed) == 0
+    assert len(log.read_text().splitlines()) == 5
+
+
+@pytest.mark.slow
+def test_doctor_retries_a_slow_renderer_before_calling_it_missing(monkeypatch):
+    """On a busy machine the first probe can miss its limit: EGL was reported missing although
+    rendering worked. A first limit no probe can meet stands in for the load."""
+    from recallbench.cli import doctor
+
+    monkeypatch.setattr(doctor, "PROBE_SECONDS", 0.01)
+    checks = {c.name: c for c in doctor.run_checks(ROOT, renderers=("egl",))}
+    assert checks["renderer egl"].ok, checks["renderer egl"].detail
+    assert "second try" in checks["renderer egl"].detail
+    assert checks["headless renderer"].ok

@@ -3,6 +3,7 @@ examples (the blocks that need an outside service are skipped by name, with the 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from recallbench.report.compare import label, shown_metrics
 from support.shared_data import SHARED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +42,7 @@ def test_every_block_is_run_or_skipped_by_name():
 
 
 @pytest.mark.slow
-# the blocks generate both suites (each now audited) and run a comparison: longer than the
+# the blocks generate both suites and run a comparison: longer than the
 # suite-wide 600 s limit on a shared 2-core machine
 @pytest.mark.timeout(2400)
 def test_readme_blocks_run_as_written(tmp_path):
@@ -48,13 +50,25 @@ def test_readme_blocks_run_as_written(tmp_path):
     work.mkdir()
     shutil.copytree(ROOT / "examples", work / "examples")
     (tmp_path / "shared").symlink_to(SHARED)  # ../shared, as beside the project
-    env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"),
+    # 80 columns and a pipe, as in a CI log: every table keeps its names and metric columns
+    env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"), "COLUMNS": "80",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     blocks = readme_blocks()
+    shown = {}
     for name in RUN:
         proc = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks[name]], cwd=work, env=env,
                               capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, f"README block {name!r} failed:\n{proc.stderr[-3000:]}"
+        shown[name] = proc.stdout + proc.stderr
+    assert "ll_sr %" in shown["findingdory"] and "ll_spl %" in shown["findingdory"]
+    assert "memory_success %" in shown["scenemem"]
+    comparison = json.loads((work / "runs/cmp/comparison.json").read_text())
+    rows = [line for line in shown["compare"].splitlines() if line.startswith("│ ")]
+    for block in comparison["benchmarks"].values():
+        for agent in block["agents"]:
+            assert any(line.startswith(f"│ {agent['agent']} ") for line in rows), agent["agent"]
+        for metric in shown_metrics(block):
+            assert f"{label(metric)} %" in shown["compare"], metric
     for path in ("previews", "results.json", "results_run/summary.json", "runs/fd/summary.json",
                  "runs/fd_ll/runlog.jsonl", "runs/cmp/report.html"):
         assert (work / path).exists(), path

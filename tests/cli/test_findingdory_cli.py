@@ -304,7 +304,9 @@ def test_rescoring_a_run_counts_unrecorded_cases_as_missing(tmp_path: Path, caps
     s = json.loads((out / "summary.json").read_text())
     assert (s["cases_scored"], s["cases_recorded"], s["missing"]) == (6, 3, 3)
     assert s["overall"]["failures"]["missing"] == 3
-    assert "3 of 6 planned cases have no record" in capsys.readouterr().err
+    assert "3 of 6 planned cases recorded, 3 missing (counted as failures" in \
+        capsys.readouterr().err
     assert main(["score", str(out), "--subset"]) == 0
+    assert "3 missing (left out below (--subset))" in capsys.readouterr().err
     s = json.loads((out / "summary.json").read_text())
     assert (s["cases_scored"], s["missing"], s["overall"]["hl_sr"]["n"]) == (3, 0, 3)

@@ -47,3 +47,29 @@ def test_findingdory_branch_writes_a_loadable_suite(tmp_path):
     assert recorded["judged"] is True and recorded["passed"] is audit["passed"]
     assert recorded["n"] == len(rows) and "blind" in recorded["agents"]
     assert (out / "audit.png").is_file()
+
+
+def test_generation_skips_an_audit_that_cannot_judge_and_says_how_to_run_it(tmp_path, capsys):
+    """The README's small SceneMem suite used to sit through minutes of audit ending "too small
+    to judge"; a FindingDory suite of any size is judged; --no-audit skips it on any suite."""
+    from recallbench.cli.generate import audit_suite
+    from support.findingdory_suite import build_suite
+    from support.scenemem_fixtures.build import mini_scenario, mini_test
+
+    scenemem = tmp_path / "sm"
+    mini_scenario(scenemem / "combo_0000", [mini_test("t0", "static")])
+    (scenemem / "suite.json").write_text("{}")
+    assert audit_suite(str(scenemem), 0) == 0
+    err = capsys.readouterr().err
+    assert "audit: skipped (1 items, below the 40 the audit judges)" in err
+    assert f"run it with: recallbench audit {scenemem}" in err
+    assert not (scenemem / "audit.json").exists()
+
+    suite = build_suite(tmp_path / "fd")
+    (suite / "suite.json").write_text("{}")
+    assert audit_suite(str(suite), 1, skip=True) == 1
+    assert "audit: skipped (--no-audit)" in capsys.readouterr().err
+    assert not (suite / "audit.json").exists()
+    assert audit_suite(str(suite), 0) == 0  # judged against val's one-episode subsets
+    assert "audit: skipped" not in capsys.readouterr().err
+    assert (suite / "audit.json").is_file()

@@ -61,3 +61,17 @@ def test_summarize_slices_and_na() -> None:
     assert s["by_category"]["b1"]["sr"]["n"] == 1
     assert set(s["by_template"]) == {"t1", "t2", "t3"}
     assert s["overall"]["failures"] == {"misidentification": 1}
+
+
+def test_a_columns_interval_does_not_depend_on_the_columns_beside_it():
+    """summary.json summarises metrics together, the viewer one at a time: one interval per
+    number (a 0/1 column drawn first used to shift the next column's draws)."""
+    from recallbench.report.stats import bootstrap_ci_columns
+
+    rng = np.random.default_rng(3)
+    binary = (rng.random(300) < 0.2).astype(float)
+    fraction = rng.random(300) * binary
+    joint = bootstrap_ci_columns(np.stack([binary, fraction, fraction / 2], axis=1), seed=7)
+    assert joint[0] == bootstrap_ci(binary, seed=7)
+    assert joint[1] == bootstrap_ci(fraction, seed=7)
+    assert joint[2] == bootstrap_ci(fraction / 2, seed=7)

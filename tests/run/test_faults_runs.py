@@ -278,6 +278,18 @@ def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
     args = ["findingdory", "--data", str(suite), "--agent", "vlm", "--frames", "8",
             "--limit", "6", "--out", str(run), "--agent-arg", "model=m",
             "--agent-arg", "max_retries=0"]
+    # a server that is not running is found before any work: one request, one line
+    t0 = time.monotonic()
+    assert main([*args, "--agent-arg", f"base_url={dead}"]) == 2
+    assert time.monotonic() - t0 < 10
+    out = squash("".join(capsys.readouterr()))
+    assert squash(f"--agent-arg: agent 'vlm': base_url={dead}: no model server answers") in out
+    assert not run.exists()
+    # with replies cached the run may need no server; it starts, and a dead one stops it
+    cache = tmp_path / "cache"
+    (cache / "ab").mkdir(parents=True)
+    (cache / "ab" / "abc.json").write_text("{}")
+    args += ["--agent-arg", f"cache_dir={cache}"]
     assert main([*args, "--agent-arg", f"base_url={dead}"]) == 2
     out = squash("".join(capsys.readouterr()))
     assert squash("base_url: 3 requests in a row could not connect") in out and "--resume" in out

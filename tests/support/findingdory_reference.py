@@ -217,7 +217,10 @@ def score(row: Row, pred: dict[str, Any] | None, mode: str, k: int = 96) -> dict
         failure, hl = "out_of_bounds_pred", False
     else:
         hl = hl_success(positions, row, mode)
-        failure = None if hl else "misidentification"
+        # a goal with no valid frame among the K offered: the budget's failure, not the agent's
+        unanswerable = any(not set(range(k)) & set(valid) for valid in row.answer)
+        failure = None if hl else ("no_valid_frame_offered" if unanswerable
+                                   else "misidentification")
     if raw is None:
         exact = relaxed = 0.0
     elif mode == "official":

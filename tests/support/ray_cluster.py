@@ -57,7 +57,7 @@ class RayCluster:
         # Short: Ray's socket paths under the temp dir must fit in 107 bytes.
         self.temp_dir = Path(f"/tmp/rb{os.getpid()}_{self.port}")
         # A raylet waits this long for its node's agent (Python, slow to start on a busy machine)
-        self.env = {**os.environ, **(env or {}), **CLIENT_ENV,
+        self.env = {**os.environ, **CLIENT_ENV, **(env or {}),  # a test's own env wins
                     "RAY_USAGE_STATS_ENABLED": "0", "RAY_agent_register_timeout_ms": "120000"}
         self.nodes: list[subprocess.Popen] = []
         try:

@@ -248,6 +248,26 @@ class ChatClient:
     def url(self) -> str:
         return self.settings.base_url.rstrip("/") + "/chat/completions"
 
+    def unreachable(self, timeout: float = 3.0) -> str | None:
+        """One request (GET base_url/models) within ``timeout`` s, before any work: why no
+        server answers there (refused, no such host, silence), or None when anything answers
+        (any HTTP status: a 401 or 404 still means a server is listening)."""
+        url = urllib.parse.urlsplit(self.settings.base_url.rstrip("/") + "/models")
+        kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+        conn = kind(url.hostname or "", url.port, timeout=timeout)
+        try:
+            conn.request("GET", url.path or "/", headers={"Accept": "application/json"})
+            conn.getresponse().read(1024)
+        except (OSError, http.client.HTTPException) as exc:
+            return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        finally:
+            conn.close()
+        return None
+
+    def has_cached_replies(self) -> bool:
+        """Whether the response cache holds any reply (a rerun may need no server)."""
+        return self.cache is not None and any(self.cache.root.glob("*/*.json"))
+
     def body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         s = self.settings
         return {

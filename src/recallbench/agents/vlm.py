@@ -192,6 +192,15 @@ class VLMAgent:
         info["num_images"] = len(source)
         return answer_from_text(self.client.complete(messages), len(source), info)
 
+    def check_server(self) -> str | None:
+        """Why the model server cannot be used (checked once, before any case), or None. A
+        server that is down but whose replies are all cached is left to the run."""
+        why = self.client.unreachable()
+        if why is None or self.client.has_cached_replies():
+            return None
+        return (f"base_url={self.settings.base_url}: no model server answers ({why}); start it "
+                "or fix --agent-arg base_url")
+
     def manifest(self) -> dict[str, Any]:
         """What moves this agent's numbers, for the run manifest (no secrets: the key's env var
         name only)."""

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from recallbench import __version__
-from recallbench.cli.errors import Parser, handle_exception
+from recallbench.cli.errors import INTERRUPTED, Parser, handle_exception, print_error
 
 # Modules that add subcommands, in the order they appear in --help. A module not yet present is
 # skipped, so the CLI grows with the package.
@@ -62,8 +62,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = f"recallbench {args.command}"
     try:
         return int(args.func(args) or 0)
-    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - the one printer
+    except KeyboardInterrupt:  # what was recorded stays; say the exact command that finishes it
+        print_error(f"interrupted; finish with: {resume_command(args.command, argv)}", prog)
+        return INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the one printer
         return handle_exception(exc, prog)
+
+
+def resume_command(command: str, argv: Sequence[str] | None) -> str:
+    """The command line that finishes an interrupted one: ``findingdory`` with ``--resume``
+    (instead of ``--overwrite``, which would discard what was just recorded); ``run``, ``demo``
+    and ``generate`` resume by running again, as they are."""
+    import shlex
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    if command == "findingdory" and "score" not in words:
+        words = [w for w in words if w != "--overwrite"]
+        if "--resume" not in words:
+            words.append("--resume")
+    return shlex.join(["recallbench", *words])
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from recallbench.cli.formats import add_format_option, as_data
+
 
 def _list_agents(args: argparse.Namespace) -> int:
     from rich.console import Console
@@ -18,6 +20,13 @@ def _list_agents(args: argparse.Namespace) -> int:
     table.add_column("runs on", no_wrap=True)
     table.add_column("what it is")
     table.add_column("source")
+    if as_data(args):
+        from recallbench.report.formats import write_records
+
+        write_records([{"name": name, "runs_on": " ".join(info["targets"]),
+                        "what": info["summary"], "source": info["source"]}
+                       for name, info in list_agents().items()], args.format)
+        return 0
     for name, info in list_agents().items():
         roles = ", ".join("findingdory-navigation" if r == "navigation" else r
                           for r in info["targets"])
@@ -37,4 +46,5 @@ def _handle(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("list", help="list agents (and other registered things)")
     parser.add_argument("what", choices=sorted(LISTERS), help="what to list")
+    add_format_option(parser)
     parser.set_defaults(func=_handle)

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from recallbench.cli.formats import add_format_option, as_data
+
 SCORINGS = ("published", "official")
 WATCH = 97.5  # percentile of val's subsets from which a passing check is still printed
 
@@ -81,6 +83,10 @@ def _handle(args: argparse.Namespace) -> int:
 
     from recallbench.audit.core import detect_benchmark, run_audit, write_report
 
+    if args.out:
+        from recallbench.cli.outputs import check_output_folder
+
+        check_output_folder("--out", args.out)
     suite = Path(args.suite)
     benchmark = detect_benchmark(suite)  # a wrong path fails here, before any work
     opts: dict[str, Any] = {}
@@ -92,7 +98,13 @@ def _handle(args: argparse.Namespace) -> int:
     console = Console(width=None if sys.stdout.isatty() else 170)
     report = run_audit(suite, console=Console(stderr=True), **opts)
     json_path, png_path = write_report(report, Path(args.out) if args.out else _default_out(suite))
-    print_report(report, console)
+    if as_data(args):  # the checks as rows on stdout, for CI
+        from recallbench.report.formats import write_records
+
+        write_records(report["checks"], args.format)
+        console = Console(stderr=True)
+    else:
+        print_report(report, console)
     console.print(f"wrote {json_path} and {png_path}", highlight=False)
     return 0 if report["passed"] else 1
 
@@ -112,4 +124,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--scoring", choices=SCORINGS, default="published",
                    help="FindingDory scoring definition (default published)")
     p.add_argument("--workers", type=int, default=None, help="SceneMem: worker processes")
+    add_format_option(p)
     p.set_defaults(func=_handle)

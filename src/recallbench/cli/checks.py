@@ -81,6 +81,19 @@ def construct_agent(agent: str, factory: Any, kwargs: Mapping[str, Any], seed: i
         raise UsageError(flag, f"agent {agent!r} cannot be built: {exc}") from None
 
 
+def check_agent_server(agent_name: str, agent: Any, flag: str = "--agent-arg",
+                       prefix: str = "") -> None:
+    """An agent's model server that is not running is one line before any work (one request,
+    seconds), not minutes of retries per case. The last check: local ones come first."""
+    check_server = getattr(agent, "check_server", None)
+    if not callable(check_server):
+        return
+    why = check_server()
+    if why:
+        why = why.replace("--agent-arg base_url", f"{flag} {prefix}base_url")
+        raise UsageError(flag, f"agent {agent_name!r}: {why}")
+
+
 def check_frames(frames: int, cases: Iterable[Any], flag: str = "--frames") -> None:
     """K must be >= 1, and equal to the subsampled space of suites whose answers live there
     (the public FindingDory file: K = 96)."""

@@ -12,6 +12,8 @@ from typing import Any
 
 from recallbench.agents.registry import DEFAULT_LL_POLICY
 from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.cli.formats import add_format_option, as_data
+from recallbench.cli.report import show_summary
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
 
 
@@ -168,10 +170,15 @@ def _handle_run(args: argparse.Namespace) -> int:
 
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.scoring import METRICS
-    from recallbench.cli.checks import check_frames, check_positive, check_videos
+    from recallbench.cli.checks import (
+        check_agent_server,
+        check_frames,
+        check_positive,
+        check_videos,
+    )
     from recallbench.cli.errors import print_warning, run_exit_status
     from recallbench.errors import UsageError
-    from recallbench.report.tables import fmt, print_summary
+    from recallbench.report.tables import fmt
 
     missing = [f for f, v in (("--data", args.data), ("--agent", args.agent), ("--out", args.out))
                if not v]
@@ -180,6 +187,9 @@ def _handle_run(args: argparse.Namespace) -> int:
     for flag, value in (("--limit", args.limit), ("--case-timeout", args.case_timeout),
                         ("--workers", args.workers)):
         check_positive(flag, value)
+    from recallbench.cli.outputs import check_output_folder
+
+    check_output_folder("--out", args.out)  # README.md, someone's folder: before any work
     from recallbench.cli.execution import execution_settings, shard_of
 
     execution_settings(args, args.workers)  # a bad --executor/--address/--shard: before work
@@ -198,17 +208,23 @@ def _handle_run(args: argparse.Namespace) -> int:
     check_videos(args.agent, agent, suite, suite.cases[: args.limit] if args.limit
                  else suite.cases, args.videos)
     ll_policy = _ll_policy(args, suite) if args.ll else None
-    console = Console()
+    check_agent_server(args.agent, agent)
+    console = Console(stderr=as_data(args))
     out = Path(args.out)
     dirs = {k: out / f"K{k}" for k in budgets} if args.frames_sweep else {args.frames: out}
     warnings: list[str] = []
     summaries = {k: _run_one(args, suite, agent, ll_policy, k, d, warnings)
                  for k, d in dirs.items()}
-    if args.frames_sweep:
+    if args.frames_sweep and as_data(args):
+        from recallbench.report.formats import summary_records, write_records
+
+        write_records([{"frames": k, **r} for k, s in summaries.items()
+                       for r in summary_records(s, METRICS, ())], args.format)
+    elif args.frames_sweep:
         for k, summary in summaries.items():
             console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
     else:
-        print_summary(summaries[args.frames], METRICS, console=console)
+        show_summary(args, summaries[args.frames], METRICS, console, ("group", "category"))
     for warning in warnings:  # cases left for --resume (a server or input that may recover)
         print_warning(warning)
     status = max(run_exit_status(summaries[k], dirs[k]) for k in dirs)
@@ -271,9 +287,13 @@ def _handle_score(args: argparse.Namespace) -> int:
     from recallbench.io import write_json_atomic
     from recallbench.report.aggregate import summarize
     from recallbench.report.runs import _finite
-    from recallbench.report.tables import print_summary
 
-    console = Console()
+    if args.out:
+        from recallbench.cli.outputs import check_output_file, is_summary_file
+
+        check_output_file("--out", args.out, replace=is_summary_file(Path(args.out)),
+                          hint=" (it is not a summary this command wrote)")
+    console = Console(stderr=as_data(args))
     suite = load_suite(args.score_data)
     check_frames(args.frames, suite.cases)
     preds = read_predictions(Path(args.predictions))
@@ -311,7 +331,7 @@ def _handle_score(args: argparse.Namespace) -> int:
         subset=args.subset,
         predictions=str(args.predictions),
     )
-    print_summary(summary, METRICS, console=console)
+    show_summary(args, summary, METRICS, console, ("group", "category"))
     if missing:
         how = (
             "not scored (--subset)"
@@ -390,6 +410,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from recallbench.cli.execution import add_execution_options
 
     add_execution_options(parser)
+    add_format_option(parser)
     parser.set_defaults(func=_handle_run)
     _register_score(parser)
 
@@ -417,4 +438,5 @@ def _register_score(parser: argparse.ArgumentParser) -> None:
         help="score only the cases that have a prediction (default: a missing one fails)",
     )
     score.add_argument("--out", help="write the summary JSON here")
+    add_format_option(score)
     score.set_defaults(func=_handle_score)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 DEFAULT_N = 2
 
@@ -22,6 +23,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="extra visits to places the robot already used")
     p.add_argument("--rooms", type=int, default=None,
                    help="scenemem: 1 (kitchen), 4 or 6 (home); findingdory: rooms with chores")
+    p.add_argument("--no-audit", action="store_true",
+                   help="do not audit the suite afterwards (run `recallbench audit OUT` later); "
+                   "a suite too small for the audit to judge is never audited here")
     from recallbench.cli.execution import add_execution_options
 
     add_execution_options(p)
@@ -69,10 +73,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.set_defaults(func=_findingdory)
 
 
+def _check_out(args: argparse.Namespace) -> None:
+    from recallbench.cli.outputs import check_output_folder
+
+    check_output_folder("--out", args.out)  # a suite folder (reruns resume it), never another
+
+
 def _scenemem(args: argparse.Namespace) -> int:
     from recallbench.generate.scenemem import DESTINATION_TYPES, ScenememKnobs
     from recallbench.generate.suite import run_suite
 
+    _check_out(args)
     try:
         knobs = ScenememKnobs(
             tasks=args.tasks, pick_place=args.pick_place if args.tasks is None
@@ -86,13 +97,17 @@ def _scenemem(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     status = run_suite("scenemem", args.out, args.n, args.seed, knobs.to_dict(),
                        args.workers or os.cpu_count() or 1, **_execution(args))
-    return audit_suite(args.out, status)
+    return audit_suite(args.out, status, skip=args.no_audit)
 
 
 def _strip(args: argparse.Namespace) -> int:
     from recallbench.errors import InputError
     from recallbench.generate.strip import render_strip
 
+    if args.out:  # the default (inside the scenario) is the strip's own file
+        from recallbench.cli.outputs import check_output_file
+
+        check_output_file("--out", args.out)
     try:
         path = render_strip(args.scenario, args.out, tuple(args.cameras.split(",")),
                             args.frames)
@@ -109,6 +124,7 @@ def _findingdory(args: argparse.Namespace) -> int:
         return _fail(f"FindingDory generation is not available: {exc}")
     from recallbench.generate.suite import run_suite
 
+    _check_out(args)
     given = {k: getattr(args, k) for k in ("interactions", "steps", "distractors", "revisits",
                                            "rooms", "width", "height", "subsample")}
     if args.interactions is not None:  # asked for a count: every day has exactly that many
@@ -119,7 +135,7 @@ def _findingdory(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     status = run_suite("findingdory", args.out, args.n, args.seed, knobs.to_dict(),
                        args.workers or os.cpu_count() or 1, **_execution(args))
-    return audit_suite(args.out, status)
+    return audit_suite(args.out, status, skip=args.no_audit)
 
 
 def _execution(args: argparse.Namespace) -> dict:
@@ -128,9 +144,13 @@ def _execution(args: argparse.Namespace) -> dict:
     return {"execution": execution_settings(args, args.workers), "shard": shard_of(args)}
 
 
-def audit_suite(out: str, status: int) -> int:
+def audit_suite(out: str, status: int, skip: bool = False) -> int:
     """Audit the suite just written (``recallbench audit``) and record the verdict in its
-    suite.json; the generation's own exit status stands (a failed audit is a warning)."""
+    suite.json; the generation's own exit status stands (a failed audit is a warning).
+
+    Skipped, with one line saying how to run it, under ``--no-audit`` and when the suite has
+    fewer items than the audit judges (its ``MIN_N``): on a small suite it takes minutes (every
+    no-video agent on every item) to end "too small to judge"."""
     import json
     from pathlib import Path
 
@@ -144,6 +164,11 @@ def audit_suite(out: str, status: int) -> int:
     if not (folder / SUITE_FILE).is_file():
         return status
     console = Console(stderr=True)
+    why = "--no-audit" if skip else _too_small(folder)
+    if why:
+        console.print(f"audit: skipped ({why}); run it with: recallbench audit {out}",
+                      highlight=False, soft_wrap=True)
+        return status
     try:
         report = run_audit(folder)
     except Exception as exc:  # noqa: BLE001 - the suite stays usable; the audit is a report
@@ -157,6 +182,20 @@ def audit_suite(out: str, status: int) -> int:
                else "passes" if report["passed"] else "FAILS (see audit.json)")
     console.print(f"audit: {verdict}; {folder}/audit.json, audit.png", highlight=False)
     return status
+
+
+def _too_small(folder: Any) -> str | None:
+    """Why the audit cannot judge this suite (fewer items than its ``MIN_N``), or None."""
+    from recallbench.audit.core import auditor, detect_benchmark
+    from recallbench.benchmarks.registry import BENCHMARKS
+
+    bench = detect_benchmark(folder)
+    min_n = getattr(auditor(bench), "MIN_N", None)
+    if min_n is None:
+        return None
+    seam = BENCHMARKS[bench]
+    n = len(seam.case_keys(seam.load_suite(folder)))
+    return f"{n} items, below the {min_n} the audit judges" if n < min_n else None
 
 
 def _fail(message: str) -> int:

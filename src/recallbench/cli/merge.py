@@ -26,9 +26,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _handle(args: argparse.Namespace) -> int:
     from recallbench.cli.errors import run_exit_status
+    from recallbench.cli.outputs import check_output_folder
     from recallbench.report.runs import score_run
     from recallbench.run.merge import merge_runs
 
+    check_output_folder("--out", args.out)
     summary = score_run(merge_runs(args.shard_dirs, args.out))
     print(f"merged {len(args.shard_dirs)} shards into {args.out}: "
           f"{summary.get('cases_recorded')} cases recorded")

@@ -4,24 +4,83 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from recallbench.cli.formats import add_format_option, as_data
+
+
+def show_summary(args: argparse.Namespace, summary: dict[str, Any], metrics: Sequence[str],
+                 console: Any, slices: Sequence[str]) -> None:
+    """The summary's tables (``--format table``) or their rows as json/csv on stdout."""
+    if as_data(args):
+        from recallbench.report.formats import summary_records, write_records
+
+        write_records(summary_records(summary, metrics, slices), args.format)
+    else:
+        from recallbench.report.tables import print_summary
+
+        print_summary(summary, metrics, console=console, slices=slices)
+
+
+def warn_unfinished(summary: dict[str, Any], run_dir: str | Path) -> None:
+    """Before any table: a run with planned cases unrecorded is unfinished, with the counts and
+    the command that finishes it (its own command line, resumed)."""
+    from recallbench.cli.errors import print_warning
+
+    planned = int(summary.get("cases_scored") or 0)
+    missing = int(summary.get("missing") or summary.get("missing_tests") or 0)
+    if summary.get("subset") and summary.get("cases_total"):  # only the recorded were scored
+        planned = int(summary["cases_total"])
+        missing = planned - int(summary.get("cases_recorded") or 0)
+    if missing <= 0:
+        return
+    counted = "left out below (--subset)" if summary.get("subset") else \
+        "counted as failures below unless --subset"
+    print_warning(f"{run_dir} is an unfinished run: {planned - missing} of {planned} planned "
+                  f"cases recorded, {missing} missing ({counted}); finish it with: "
+                  f"{finish_command(Path(run_dir))}")
+
+
+def finish_command(run_dir: Path) -> str:
+    """The command that finishes the run in ``run_dir``, built from the settings its manifest
+    recorded (a resume must repeat them)."""
+    import json
+    import shlex
+
+    from recallbench.run.manifest import read_manifest
+
+    try:
+        m = read_manifest(run_dir)
+    except (OSError, ValueError):
+        m = {}
+    if m.get("benchmark") == "scenemem":
+        return f"recallbench scenemem --resume --run-dir {run_dir}"
+    words = ["recallbench", "findingdory", "--data", str(m.get("data")), "--agent",
+             str(m.get("agent"))]
+    for key, value in (m.get("agent_kwargs") or {}).items():
+        words += ["--agent-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+    for flag, key in (("--videos", "videos"), ("--frames", "frames"), ("--seed", "seed"),
+                      ("--limit", "limit"), ("--shard", "shard")):
+        if m.get(key) is not None:
+            words += [flag, str(m[key])]
+    if m.get("ll_policy"):
+        words += ["--ll", "--ll-policy", str(m["ll_policy"])]
+    return shlex.join([*words, "--out", str(run_dir), "--resume"])
 
 
 def _handle_score(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.cli.errors import print_warning
     from recallbench.report.runs import score_run
-    from recallbench.report.tables import print_summary
 
-    console = Console()
+    console = Console(stderr=as_data(args))
     scoring = "official" if args.official else args.scoring
     summary = score_run(args.run, scoring=scoring, subset=args.subset)
     slices = summary.get("slices", ["group", "category"])[:2]
-    print_summary(summary, summary["metrics"], console=console, slices=slices)
-    if summary.get("missing"):
-        print_warning(f"{summary['missing']} of {summary['cases_scored']} planned cases have no "
-                      "record and count as failures (--subset scores only recorded ones)")
+    warn_unfinished(summary, args.run)
+    show_summary(args, summary, summary["metrics"], console, slices)
     console.print(f"scoring={summary['scoring']}; wrote {Path(args.run) / 'summary.json'}")
     return 0
 
@@ -31,9 +90,8 @@ def _handle_report(args: argparse.Namespace) -> int:
 
     from recallbench.errors import InputError
     from recallbench.report.runs import SUMMARY
-    from recallbench.report.tables import print_summary
 
-    console = Console()
+    console = Console(stderr=as_data(args))
     path = Path(args.run) / SUMMARY
     if not path.is_file():
         raise InputError(path, None, f"no summary; run `recallbench score {args.run}`")
@@ -44,7 +102,8 @@ def _handle_report(args: argparse.Namespace) -> int:
         summary = score_run(args.run)
     slices = [s for s in summary.get("slices", ["group", "category", "template"])
               if s != "template" or args.by_template]
-    print_summary(summary, summary["metrics"], console=console, slices=slices)
+    warn_unfinished(summary, args.run)
+    show_summary(args, summary, summary["metrics"], console, slices)
     return 0
 
 
@@ -63,8 +122,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="score only recorded cases (default: a planned case without a record fails)",
     )
+    add_format_option(score)
     score.set_defaults(func=_handle_score)
     report = subparsers.add_parser("report", help="print a scored run's tables")
     report.add_argument("run", help="run directory")
     report.add_argument("--by-template", action="store_true", help="also the per-template table")
+    add_format_option(report)
     report.set_defaults(func=_handle_report)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
 from recallbench.cli.checks import (
+    check_agent_server,
     check_frames,
     check_positive,
     check_videos,
@@ -25,6 +27,7 @@ from recallbench.cli.checks import (
 )
 from recallbench.cli.errors import print_warning
 from recallbench.cli.execution import add_execution_options, execution_settings
+from recallbench.cli.formats import add_format_option
 from recallbench.errors import InputError, UsageError
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
@@ -41,6 +44,13 @@ DEMO_SCENEMEM_KNOBS: dict[str, Any] = {"size": 128, "use_camera_obs": False}
 DEMO_FINDINGDORY_EPISODES = 2
 DEMO_FINDINGDORY_KNOBS: dict[str, Any] = {"width": 120, "height": 160}
 DEMO_FRAMES = DEFAULT_FRAMES
+# The demo's memory agents read ground truth (no perceiving model ships offline): said once.
+DEMO_NO_MODEL_NOTE = (
+    "note: no model that perceives the video ships offline, so the demo's memory agents "
+    "(hierarchical, text-memory) read ground-truth annotations and are marked * (privileged); "
+    "plug a model in with: recallbench run --suite {suites} --agents blind,vlm --out runs/vlm "
+    "--agent-arg vlm.model=MODEL --agent-arg vlm.base_url=http://localhost:8000/v1 "
+    "(docs/agents.md)")
 # Offline text memory: captions from the suite's privileged annotations, answered by MiniLM.
 DEMO_TEXT_MEMORY_ARGS = {
     "answerer": "embedding",
@@ -61,7 +71,8 @@ def parse_agent_args(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -> int:
+def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool,
+            fmt: str = "table") -> int:
     """Exit status: 1 when nothing (or, for the demo, some benchmark) was scored."""
     from recallbench.cli.errors import print_error
     from recallbench.report.comparison import scored_agents
@@ -70,9 +81,11 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -
         print_warning(warning)
     empty = [b for b, block in comparison["benchmarks"].items()
              if not any(a["status"] == "ok" and a["n"] > 0 for a in block["agents"])]
-    print(f"report: {out / 'report.html'}")
+    # where the pages are: stdout for a person, stderr when stdout carries --format rows
+    stream = sys.stdout if fmt == "table" else sys.stderr
+    print(f"report: {out / 'report.html'}", file=stream)
     if (out / "viewer" / "index.html").is_file():
-        print(f"viewer: {out / 'viewer' / 'index.html'}")
+        print(f"viewer: {out / 'viewer' / 'index.html'}", file=stream)
     if scored_agents(comparison) == 0:
         print_error("no agent produced a score (see the warnings above)")
         return 1
@@ -84,7 +97,7 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool) -
 
 def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path,
             opts: Any, console: Any, suite: str | Path,
-            warnings: list[str] | None = None) -> dict[str, Any]:
+            warnings: list[str] | None = None, fmt: str = "table") -> dict[str, Any]:
     """Run every planned agent (run layer), score the run folders into comparison.json, print
     the tables, build the case viewer, then the charts and report.html (report layer)."""
     from dataclasses import asdict
@@ -106,7 +119,12 @@ def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path
                     shown = "n/a" if value is None else f"{100 * value:.1f}%"
                     console.print(f"{bench}: {a['agent']} done: {shown} of n={a['n']} "
                                   f"({run.seconds:.0f} s)", highlight=False)
-    print_comparison(comparison, console=console)
+    if fmt == "table":
+        print_comparison(comparison, console=console)
+    else:  # the rows on stdout, for scripts; everything else stays on stderr
+        from recallbench.report.formats import comparison_records, write_records
+
+        write_records(comparison_records(comparison), fmt)
     try_build_viewer(out, console)  # before the report, which adds the viewer's breakdowns
     write_report(comparison, out)
     return comparison
@@ -126,6 +144,9 @@ def _handle_run(args: argparse.Namespace) -> int:
     for flag, value in (("--workers", args.workers), ("--max-steps", args.max_steps),
                         ("--test-timeout", args.test_timeout), ("--limit", args.limit)):
         check_positive(flag, value)
+    from recallbench.cli.outputs import check_output_folder
+
+    check_output_folder("--out", args.out)  # README.md, someone's folder: before any work
     execution = execution_settings(args, args.workers)
     suites = detect_suites(args.suite)
     for bench in by_bench:
@@ -144,14 +165,17 @@ def _handle_run(args: argparse.Namespace) -> int:
         for planned in plan["findingdory"]:
             check_videos(planned.agent, planned.instance, fd,
                          fd.cases[: args.limit] if args.limit else fd.cases)
+        for planned in plan["findingdory"]:
+            check_agent_server(planned.agent, planned.instance, prefix=f"{planned.agent}.")
     opts = CompareOptions(
         workers=args.workers or os.cpu_count() or 1, max_steps=args.max_steps,
         frames=args.frames, limit=args.limit, seed=args.seed, test_timeout=args.test_timeout,
         agent_args=agent_args, quiet_runs=args.quiet, overwrite=args.overwrite,
         execution=execution)
     console = Console(stderr=True)
-    comparison = compare(suites, plan, args.out, opts, console=console, suite=args.suite)
-    return _finish(comparison, Path(args.out), need_every_benchmark=False)
+    comparison = compare(suites, plan, args.out, opts, console=console, suite=args.suite,
+                         fmt=args.format)
+    return _finish(comparison, Path(args.out), need_every_benchmark=False, fmt=args.format)
 
 
 # --- demo ------------------------------------------------------------------------------------
@@ -198,11 +222,14 @@ def _handle_demo(args: argparse.Namespace) -> int:
 
     from recallbench.agents.embeddings import embeddings_available
     from recallbench.benchmarks.registry import detect_suites
+    from recallbench.cli.outputs import check_output_folder
     from recallbench.run.compare import CompareOptions
 
     check_positive("--workers", args.workers)
+    check_output_folder("--out", args.out)  # the demo replaces what it made, nothing else
     out = Path(args.out)
     workers = args.workers or os.cpu_count() or 1
+    print(DEMO_NO_MODEL_NOTE.format(suites=out / "suites"), file=sys.stderr, flush=True)
     made = _demo_suites(out / "suites", workers)
     comparison_dir = out / "comparison"
     for bench in made:  # runs on a suite that changed are redone, never mixed
@@ -226,9 +253,9 @@ def _handle_demo(args: argparse.Namespace) -> int:
     missing = [b for b in ("scenemem", "findingdory") if b not in suites]
     warnings = [f"no {b} suite could be generated (see {out / 'suites' / b})" for b in missing]
     comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
-                         suite=out / "suites", warnings=warnings)
+                         suite=out / "suites", warnings=warnings, fmt=args.format)
     comparison["benchmarks"].update({b: {"agents": []} for b in missing})
-    return _finish(comparison, comparison_dir, need_every_benchmark=True)
+    return _finish(comparison, comparison_dir, need_every_benchmark=True, fmt=args.format)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -270,6 +297,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--quiet", action="store_true",
                      help="one line per agent; the runners' output goes to its console.log")
     add_execution_options(run, shard=False)
+    add_format_option(run)
     run.set_defaults(func=_handle_run)
 
     demo = subparsers.add_parser(
@@ -283,4 +311,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     demo.add_argument("--out", default="runs/demo", help="demo folder (default runs/demo)")
     demo.add_argument("--workers", type=int, default=None, help="default: one per core")
+    add_format_option(demo)
     demo.set_defaults(func=_handle_demo)

@@ -6,6 +6,7 @@ Imports nothing heavy at module level so ``recallbench --help`` stays instant.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--run_dir", default=None, help="run folder (default: <out stem>_run/)")
     p.add_argument("--resume", action="store_true",
                    help="finish the run in --run-dir (default: beside --out)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start the run in --run-dir again, replacing its --out results.json")
     p.add_argument("--seed", type=int, default=None, help="run seed (default 0)")
     p.add_argument("--approach_dist", type=float, default=None, help="default 1.2 (m)")
     p.add_argument("--open_qpos", type=float, default=None, help="default 0.5 (rad or m)")
@@ -62,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from recallbench.cli.execution import add_execution_options
 
     add_execution_options(p)
+    from recallbench.cli.formats import add_format_option
+
+    add_format_option(p)
     p.set_defaults(func=_handle)
 
 
@@ -80,12 +86,16 @@ def _handle(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     execution = execution_settings(args, args.workers)
     shard_of(args)  # a bad --shard: before work
+    if args.resume and args.overwrite:
+        raise UsageError("--overwrite", "--resume finishes a run, --overwrite starts it again: "
+                                        "pass one")
     config, run_dir = _resumed(args) if args.resume else _new_run(args)
     try:
         status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
-                              console=console, execution=execution)
-    except InputError:  # a file of the suite or the run folder: it names itself
-        raise
+                              console=console, execution=execution,
+                              overwrite=bool(args.overwrite))
+    except (InputError, UsageError):
+        raise  # a data dir, run folder or flag at fault: each names its own file or flag
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
         message = str(exc)  # the loaders name their flag; a bare import error is --policy's
         raise UsageError("" if message.startswith("--") else "--policy", message) from None
@@ -97,10 +107,10 @@ def _handle(args: argparse.Namespace) -> int:
 
         print_error(f"interrupted; finish with: recallbench scenemem --resume --run-dir {run_dir}")
         return 130
-    return _overall(run_dir, status)
+    return _overall(run_dir, status, args.format)
 
 
-def _overall(run_dir: Path, status: int) -> int:
+def _overall(run_dir: Path, status: int, fmt_: str = "table") -> int:
     """The overall success rate with its interval; warnings with counts; exit 1 when every test
     errored (status 1 already when a scenario failed to load or tests are missing)."""
     from recallbench.cli.errors import run_exit_status
@@ -109,8 +119,13 @@ def _overall(run_dir: Path, status: int) -> int:
 
     summary = score_run(run_dir)
     overall = summary["overall"]
+    if fmt_ != "table":  # the rows on stdout; the runner's tables went to stderr
+        from recallbench.report.formats import summary_records, write_records
+
+        write_records(summary_records(summary, summary["metrics"],
+                                      summary.get("slices", ())), fmt_)
     print(f"memory success: {fmt(overall['memory_success'], digits=1)} % of {overall['n']} "
-          "tests (95% bootstrap interval)")
+          "tests (95% bootstrap interval)", file=sys.stdout if fmt_ == "table" else sys.stderr)
     return max(status, run_exit_status(summary, run_dir))
 
 
@@ -187,7 +202,35 @@ def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
             "restore_dist": defaults.restore_dist,
         },
     ))
-    return config, Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
+    check_new_outputs(Path(args.out), run_dir, "--run-dir" if args.run_dir else "--out",
+                      overwrite=bool(args.overwrite))
+    return config, run_dir
+
+
+def check_new_outputs(out: Path, run_dir: Path, run_flag: str, overwrite: bool) -> None:
+    """Before any work: --out is a new file, or the results.json of the run in ``run_dir``
+    (replaced only with --overwrite); ``run_dir`` is new, or a run folder (restarted only with
+    --overwrite). README.md, a folder, someone else's file: refused, nothing written."""
+    from recallbench.cli.outputs import check_output_file, check_output_folder
+    from recallbench.errors import UsageError
+    from recallbench.run.manifest import read_manifest
+    from recallbench.run.runlog import RUN_LOG
+
+    check_output_folder(run_flag, run_dir)
+    holds_run = (run_dir / "manifest.json").is_file() or (run_dir / RUN_LOG).is_file()
+    if holds_run and not overwrite:
+        raise UsageError(run_flag, f"{run_dir} already holds a run: pass --resume to finish it, "
+                                   "--overwrite to start it again, or choose another --out")
+    made_here = False
+    if holds_run:
+        try:
+            made_here = read_manifest(run_dir)["config"]["out"] == str(out.resolve())
+        except (OSError, ValueError, KeyError, TypeError):
+            made_here = False
+    hint = (" (pass --overwrite to start its run again)" if made_here
+            else " (no recallbench run wrote it)")
+    check_output_file("--out", out, replace=made_here and overwrite, hint=hint)
 
 
 def _shard(args: argparse.Namespace) -> str | None:

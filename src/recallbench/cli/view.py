@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def _handle_view(args: argparse.Namespace) -> int:
@@ -11,6 +12,15 @@ def _handle_view(args: argparse.Namespace) -> int:
     from recallbench.errors import UsageError
     from recallbench.report.viewer.site import build_viewer
 
+    if args.out:
+        from recallbench.cli.outputs import check_output_folder
+
+        check_output_folder("--out", args.out)
+    if (Path(args.path) / "manifest.json").is_file():  # a run folder: unfinished is said first
+        from recallbench.cli.report import warn_unfinished
+        from recallbench.report.runs import score_run
+
+        warn_unfinished(score_run(args.path), args.path)
     console = Console(stderr=True)
     index = build_viewer(args.path, args.out, live=args.serve,
                          progress=lambda msg: console.print(msg, highlight=False))

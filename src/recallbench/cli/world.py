@@ -27,6 +27,9 @@ def _check(args: argparse.Namespace) -> int | None:
     for flag, value in (("--seed", args.seed), ("--style", args.style)):
         if value < 0:
             raise UsageError(flag, f"must be >= 0, got {value}")
+    from recallbench.cli.outputs import MARKS, check_output_folder
+
+    check_output_folder("--out", args.out, (*MARKS, "map.png", "model.xml", "world.json"))
     return None
 
 

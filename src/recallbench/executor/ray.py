@@ -132,18 +132,33 @@ class RayExecutor(TaskPool):
         self._owns_ray = False
         if not self.ray.is_initialized():
             env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
-            try:
-                self.ray.init(
-                    address=address,
-                    include_dashboard=False,
-                    log_to_driver=False,
-                    configure_logging=False,
-                    runtime_env={"env_vars": env} if env else None,
-                )
-            except (ConnectionError, RuntimeError, ValueError) as exc:
-                where = f"the Ray cluster at {address}" if address else "a local Ray"
+            where = f"the Ray cluster at {address}" if address else "a local Ray"
+            # Joining a cluster, Ray's core logs the real cause of a refusal on fd 2, many times;
+            # a Ray started here spawns its nodes now, and they keep their stderr
+            capture = _native_stderr() if address else contextlib.nullcontext(lambda: "")
+            with capture as said:
+                try:
+                    self.ray.init(
+                        address=address,
+                        include_dashboard=False,
+                        log_to_driver=False,
+                        configure_logging=False,
+                        runtime_env={"env_vars": env} if env else None,
+                    )
+                except (ConnectionError, RuntimeError, ValueError,
+                        self.ray.exceptions.RayError) as exc:
+                    failure: BaseException | None = exc
+                else:
+                    failure = None
+                native = said()
+            if failure is not None:
+                if _refused_for_auth(failure, native):
+                    raise UsageError("--address", f"{where} refused the connection for "
+                                     f"authentication (token auth is on, Ray's default): "
+                                     f"{AUTH_HELP}") from None
                 raise UsageError("--address", f"cannot start or reach {where}: "
-                                              f"{_first_line(exc)}") from None
+                                              f"{_first_line(failure)}") from None
+            sys.stderr.write(native)  # a successful start says what it always said
             self._owns_ray = True
         self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0,
                                             scheduling_strategy="SPREAD")(_Runner)
@@ -277,6 +292,35 @@ class RayExecutor(TaskPool):
             with contextlib.suppress(Exception):
                 self.ray.shutdown()
             self._owns_ray = False
+
+
+# What a driver needs for a cluster started with token authentication (Ray 2.5x's default).
+AUTH_HELP = ("set RAY_AUTH_MODE=token and give the cluster's token in ~/.ray/auth_token (or "
+             "RAY_AUTH_TOKEN, or a file named by RAY_AUTH_TOKEN_PATH): `ray get-auth-token` "
+             "on the head prints it")
+_AUTH_SIGNS = ("Unauthenticated", "InvalidAuthToken", "Authentication token")
+
+
+def _refused_for_auth(exc: BaseException, native: str) -> bool:
+    """Ray 2.60 reports a missing token as "Failed to connect"; the gRPC status naming the
+    cause is only in its core's stderr."""
+    text = f"{type(exc).__name__}: {exc}\n{native}"
+    return type(exc).__name__ == "AuthenticationError" or any(s in text for s in _AUTH_SIGNS)
+
+
+@contextlib.contextmanager
+def _native_stderr() -> Iterator[Any]:
+    """File descriptor 2 into a temporary file for the block (C++ writes there, past Python's
+    sys.stderr); yields a function returning what was written."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lambda: (sink.seek(0), sink.read().decode("utf-8", "replace"))[1]
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _first_line(exc: BaseException) -> str:

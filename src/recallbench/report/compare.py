@@ -19,6 +19,17 @@ LABELS = {m.name: m.label for b in BENCHMARKS.values() for m in b.metrics}
 TITLES = {name: b.title for name, b in BENCHMARKS.items()}
 # Shown under a table or chart whose metrics are averaged over different instance sets.
 SUBSET_NOTE = "HL-SPL is averaged over single-goal instances only (the published definition)"
+# Beside a privileged agent's name (it reads ground truth), explained under the table.
+PRIVILEGED_MARK = "*"
+
+
+def privileged_note(block: Mapping[str, Any]) -> str | None:
+    """The line under a table saying which agents read ground truth, as the pages do."""
+    marked = [f"{a['agent']}: {a['privileged']}" for a in block["agents"] if a.get("privileged")]
+    if not marked:
+        return None
+    return (f"{PRIVILEGED_MARK} privileged, reads ground truth: a ceiling, not a memory result "
+            f"({'; '.join(marked)})")
 
 
 def label(metric: str) -> str:
@@ -37,8 +48,9 @@ def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     header = ["agent", "n", *(f"{label(m)} % [95% CI]" for m in metrics), "note"]
     rows = []
     for a in block["agents"]:
+        name = f"{a['agent']} {PRIVILEGED_MARK}" if a.get("privileged") else a["agent"]
         if a["status"] != "ok":
-            rows.append([a["agent"], "-", *("-" for _ in metrics), f"{a['status']}: {a['note']}"])
+            rows.append([name, "-", *("-" for _ in metrics), f"{a['status']}: {a['note']}"])
             continue
         note = a.get("note") or ""
         extra = a.get("extra") or {}
@@ -48,7 +60,7 @@ def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
             note = f"{extra['mean_steps_to_success']:.0f} steps to success (mean); " + note
         if extra.get("failures"):
             note += ", ".join(f"{k}={v}" for k, v in sorted(extra["failures"].items()))
-        rows.append([a["agent"], str(a["n"]),
+        rows.append([name, str(a["n"]),
                      *(fmt(a["metrics"].get(m) or {"value": None}, digits=1) for m in metrics),
                      note.strip("; ")])
     return header, rows
@@ -58,7 +70,8 @@ def print_comparison(comparison: Mapping[str, Any], console: Console | None = No
     console = console or Console()
     for bench, block in comparison["benchmarks"].items():
         header, rows = table_rows(block)
-        caption = SUBSET_NOTE if "hl_spl" in shown_metrics(block) else None
+        notes = [privileged_note(block), SUBSET_NOTE if "hl_spl" in shown_metrics(block) else None]
+        caption = "\n".join(n for n in notes if n) or None
         title = f"{TITLES.get(bench, bench)}: {block['suite']}"
         console.print(interval_table(title, header, rows, width=console.width, note_col=True,
                                      caption=caption))

@@ -15,6 +15,7 @@ from recallbench.benchmarks.registry import get_benchmark
 from recallbench.errors import InputError
 from recallbench.io import write_json_atomic
 from recallbench.report.runs import score_run
+from recallbench.report.viewer.sources import RunRef, privileged_reason
 from recallbench.run.compare import AgentRun
 from recallbench.run.manifest import read_manifest
 from recallbench.run.runlog import RUN_LOG, completed
@@ -34,6 +35,8 @@ class AgentResult:
     n: int = 0
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    # why its numbers are not a memory result (it reads ground truth), as the pages say; or None
+    privileged: str | None = None
 
 
 def score_agent(bench: str, run: AgentRun, out: Path, seed: int) -> AgentResult:
@@ -45,6 +48,8 @@ def score_agent(bench: str, run: AgentRun, out: Path, seed: int) -> AgentResult:
     # relative to the comparison folder, so the folder can be moved whole
     result.run_dir = os.path.relpath(run_dir.resolve(), out.resolve())
     benchmark = get_benchmark(bench)
+    result.privileged = privileged_reason(RunRef(bench, run.agent, run_dir, target=run.target,
+                                                 manifest=read_manifest(run_dir)))
     summary = score_run(run_dir, seed=seed)
     overall = summary["overall"]
     result.n = int(overall["n"])

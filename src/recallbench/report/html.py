@@ -9,8 +9,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.registry import get_benchmark
 from recallbench.io import write_text_atomic
-from recallbench.report.compare import TITLES, plot_benchmark, table_rows
+from recallbench.report.compare import (
+    TITLES,
+    plot_benchmark,
+    privileged_note,
+    shown_metrics,
+    table_rows,
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -31,6 +38,15 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
         "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _definitions(bench: str, metrics: list[str]) -> str:
+    """Each metric's one-sentence definition, from the benchmark's seam (as the viewer shows)."""
+    benchmark = get_benchmark(bench)
+    labels, defs = benchmark.labels(), benchmark.definitions()
+    items = "".join(f"<dt>{html.escape(labels.get(m, m))}</dt><dd>{html.escape(defs[m])}</dd>"
+                    for m in metrics if m in defs)
+    return f"<dl class='meta definitions'>{items}</dl>" if items else ""
 
 
 def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path],
@@ -60,6 +76,9 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path],
         parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")
         parts.append(f"<p class='meta'>{html.escape(block['suite'])}</p>")
         parts.append(_table(header, rows))
+        if note := privileged_note(block):  # the console's mark, explained the same way
+            parts.append(f"<p class='meta'>{html.escape(note)}</p>")
+        parts.append(_definitions(bench, shown_metrics(block)))
         targets = [f"{a['agent']} = {a['target']}" for a in block["agents"] if a.get("target")]
         if targets:
             parts.append("<p class='meta'>ran as: " + html.escape("; ".join(targets)) + "</p>")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 
 
@@ -26,23 +26,55 @@ def interval_table(
     width: int,
     note_col: bool = False,
     caption: str | None = None,
-) -> Table:
+) -> RenderableType:
     """A table whose columns after the first two hold ``fmt`` cells (and, with ``note_col``, a
     free-text last column). One line per row when it fits ``width``; else each interval goes
-    under its value and any note column is left out, so a narrow terminal never breaks
-    "93.3 [87.8, 97.8]" mid-number."""
+    under its value, and if that is still too wide the metric columns are split over several
+    tables, each starting with the name and ``n`` columns, so a narrow terminal or a pipe
+    (80 columns) never drops the agent names or a metric, nor breaks "93.3 [87.8, 97.8]"
+    mid-number. A note column that does not fit beside the metrics gets a table of its own."""
     end = len(header) - 1 if note_col else len(header)
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(end)]
-    if sum(widths) + 3 * len(header) + (12 if note_col else 1) > width:
+    if sum(widths) + 3 * len(header) + (12 if note_col else 1) <= width:
+        return _table(title, header, rows, caption, note_col)
 
-        def stacked(row: Sequence[str]) -> list[str]:
-            return [c.replace(" [", "\n[", 1) if i >= 2 else c for i, c in enumerate(row[:end])]
+    def stacked(row: Sequence[str]) -> list[str]:
+        return [c.replace(" [", "\n[", 1) if 2 <= i < end else c for i, c in enumerate(row)]
 
-        header, rows, note_col = stacked(header), [stacked(r) for r in rows], False
+    header, rows = stacked(header), [stacked(r) for r in rows]
+    cell = [max(len(line) for r in [header, *rows] for line in str(r[i]).split("\n"))
+            for i in range(len(header))]
+    groups: list[list[int]] = [[]]
+    used = cell[0] + cell[1] + 7  # borders and padding of the name and n columns
+    for i in range(2, end):
+        if groups[-1] and used + cell[i] + 3 > width:
+            groups.append([])
+            used = cell[0] + cell[1] + 7
+        groups[-1].append(i)
+        used += cell[i] + 3
+    notes = note_col and any(str(r[-1]).strip() for r in rows)
+    if notes and used + 14 > width:  # the notes on their own, beside the names
+        groups.append([])
+    elif notes:
+        groups[-1].append(len(header) - 1)
+    elif note_col:
+        note_col = False
+    tables = []
+    for k, group in enumerate(groups):
+        cols = [0, 1, *group] if group else [0, len(header) - 1]
+        part = f"{title} ({k + 1}/{len(groups)})" if len(groups) > 1 else title
+        tables.append(_table(part, [header[i] for i in cols], [[r[i] for i in cols] for r in rows],
+                             caption if k == len(groups) - 1 else None,
+                             note_col and cols[-1] == len(header) - 1))
+    return Group(*tables)
+
+
+def _table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]],
+           caption: str | None, note_col: bool) -> Table:
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for i, h in enumerate(header):
         if i == 0 or (note_col and i == len(header) - 1):  # names and notes wrap if they must
-            table.add_column(h, justify="left")
+            table.add_column(h, justify="left", min_width=min(12, len(h)))
         else:  # numbers never wrap or shrink
             cells = [str(r[i]) for r in [header, *rows]]
             longest = max(len(line) for c in cells for line in c.split("\n"))
@@ -59,7 +91,7 @@ def summary_table(
     *,
     label: str = "slice",
     width: int = 200,
-) -> Table:
+) -> RenderableType:
     header = [label, "n", *(f"{m} % [95% CI]" for m in metrics)]
     rows = [[name, str(block["n"]), *(fmt(block[m]) for m in metrics)]
             for name, block in blocks.items()]

@@ -111,6 +111,8 @@ def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
         recorded = read_manifest(run_dir)["config"]
     except FileNotFoundError as exc:
         raise InputError(run_dir / "manifest.json", None, "no manifest: not a run folder") from exc
+    except ValueError as exc:  # cut short or edited by hand
+        raise InputError(run_dir / "manifest.json", None, f"not valid JSON ({exc})") from None
     except KeyError as exc:
         raise InputError(run_dir / "manifest.json", "config", "field missing") from exc
     config = ScenememConfig(**recorded)
@@ -176,10 +178,12 @@ def run_scenemem(
     resume: bool = False,
     console: Console | None = None,
     execution: ExecutorSettings | None = None,
+    overwrite: bool = False,
 ) -> int:
     """Run (or finish) an evaluation. Exit status 0, or 1 if a scenario failed to load.
 
-    ``execution`` says where tests run (default: ``workers`` local processes)."""
+    ``execution`` says where tests run (default: ``workers`` local processes); ``overwrite``
+    discards a run recorded in ``run_dir`` (after the policy and scenarios loaded)."""
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env-factory (both from the command line).
@@ -191,6 +195,9 @@ def run_scenemem(
         check_factory_reference(config.env_factory)
     scenarios, errors, unrunnable = _load_scenarios(config, console)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
+        if overwrite and not resume:
+            for name in ("manifest.json", RUN_LOG, "summary.json"):
+                (run_dir / name).unlink(missing_ok=True)
         _write_manifest(config, run_dir, execution, resume, scenarios)
         done = completed(run_dir / RUN_LOG)
         _record_preflight(config, run_dir, unrunnable, errors, done)
@@ -416,9 +423,12 @@ def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
         ("by task", summary["by_task"]),
     ):
         table = Table(title=f"SceneMem memory success {title}")
-        for col in ("group", "tests", "memory", "rate", "first open", "errors", "no approach",
-                    "door shut"):
-            table.add_column(col, justify="left" if col == "group" else "right")
+        for col in ("group", "tests", "memory", "rate", "first\nopen", "errors", "no\napproach",
+                    "door\nshut"):
+            if col == "group":  # long task names fold at 80 columns, never cut to "PnPCoun…"
+                table.add_column(col, justify="left", overflow="fold", min_width=12)
+            else:
+                table.add_column(col, justify="right")
         for name, g in groups.items():
             f = g["failed"]
             table.add_row(

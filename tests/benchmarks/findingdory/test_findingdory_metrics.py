@@ -121,6 +121,17 @@ def test_score_case_parses_responses_and_reports_na() -> None:
     assert official["failure"] == "misidentification"
 
 
+def test_a_goal_no_offered_frame_satisfies_is_not_a_misidentification() -> None:
+    """The oracle's failures on val's [-1] answers used to read "misidentification"."""
+    offered = list(range(96))
+    unsolvable = score_case(public_case([[-1]]), {"offered_frames": offered,
+                                                  "frame_indices": [0]})
+    assert unsolvable["hl_sr"] == 0.0 and unsolvable["failure"] == "no_valid_frame_offered"
+    second_missing = score_case(public_case([[3], []], "Unordered Revisitation"),
+                                {"offered_frames": offered, "frame_indices": [3, 4]})
+    assert second_missing["failure"] == "no_valid_frame_offered"
+
+
 def test_public_answers_need_k96() -> None:
     case = public_case([[40]])
     with pytest.raises(AnswerSpaceError, match="96-frame"):

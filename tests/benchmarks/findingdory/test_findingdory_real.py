@@ -48,7 +48,7 @@ def test_oracle_end_to_end_matches_5595(tmp_path: Path, suite, capsys) -> None:
     assert hl["value"] == pytest.approx(5595 / 5876)
     assert hl["lo"] < hl["value"] < hl["hi"]
     # the unsolvable instances ([-1] / empty lists) are exactly the oracle's failures
-    assert summary["overall"]["failures"] == {"misidentification": 281}
+    assert summary["overall"]["failures"] == {"no_valid_frame_offered": 281}
     assert summary["overall"]["dtg_sr"]["value"] is None
     assert "distances" in summary["overall"]["dtg_sr"]["na_reason"]
     by_cat = summary["by_category"]

@@ -164,5 +164,5 @@ def test_discover_sorts_filters_and_keeps_folders_missing_a_spec(tmp_path, scen)
     names = [p.name for p in discover_scenarios(data)]
     assert names == ["combo_000_L2_S2_0002", "combo_001_L1_S1_0001"]
     assert [p.name for p in discover_scenarios(data, "L1_")] == ["combo_001_L1_S1_0001"]
-    with pytest.raises(InputError, match=re.escape("data directory does not exist")):
+    with pytest.raises(InputError, match=re.escape("data directory (--data-dir) does not exist")):
         discover_scenarios(tmp_path / "nope")

@@ -18,6 +18,9 @@ Scoring = Literal["published", "official"]
 SCORINGS: tuple[str, ...] = ("published", "official")
 FAILURE_MODES = (
     "misidentification",
+    # a goal none of the offered frames satisfies (the subsampled video missed it): no agent,
+    # the privileged oracle included, could have answered; not the agent's mistake
+    "no_valid_frame_offered",
     "response_error",
     "out_of_bounds_pred",
     "num_targets_error",

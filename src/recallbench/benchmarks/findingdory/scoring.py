@@ -74,6 +74,12 @@ def answer_space_frames(case: QACase, positions: list[int], offered: list[int]) 
     return list(positions)
 
 
+def _unanswerable(case: QACase, offered: list[int]) -> bool:
+    """Some goal has no valid frame among the offered ones: a failure of the frame budget."""
+    frames = set(answer_space_frames(case, list(range(len(offered))), offered))
+    return any(not frames & set(valid) for valid in case.answer)
+
+
 def _candidates(case: QACase, ep: EpisodeAnnotations) -> list[list[int]]:
     assert case.subgoals is not None
     return [[ep.entity_index(e) for e in sub] for sub in case.subgoals]
@@ -212,7 +218,8 @@ def score_case(
     if frames is not None:
         out["hl_sr"] = float(list_success(frames, case.answer, case.ordered, scoring))
         if out["hl_sr"] == 0.0:
-            out["failure"] = "misidentification"
+            out["failure"] = ("no_valid_frame_offered" if _unanswerable(case, offered)
+                              else "misidentification")
     out["exact_acc"], out["relaxed_acc"] = _offline_accuracy(case, positions, offered, scoring)
 
     annotated = episode is not None and case.subgoals is not None

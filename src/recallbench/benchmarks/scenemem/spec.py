@@ -122,7 +122,8 @@ def discover_scenarios(data_dir: str | Path, filter_substr: str | None = None) -
     """
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
-        raise InputError(data_dir, None, "data directory does not exist")
+        what = "is a file, not a folder" if data_dir.exists() else "does not exist"
+        raise InputError(data_dir, None, f"data directory (--data-dir) {what}")
     found = [
         p
         for p in sorted(data_dir.iterdir())
