@@ -40,6 +40,10 @@ def test_a_policy_reading_env_sim_fails_under_observation_only(tmp_path):
     assert json.loads(line)["error"] is None
     manifest = json.loads((tmp_path / "live_run" / "manifest.json").read_text())
     assert manifest["policy_simulator_access"] is True
+    assert "policy had simulator access" in allowed.stderr
+    assert "policy had simulator access" not in refused.stderr
+    summary = json.loads((tmp_path / "live_run" / "summary.json").read_text())
+    assert summary["policy_simulator_access"] is True
 
 
 @pytest.mark.parametrize("name", ["sim", "data", "world_meta", "get_ep_meta", "step", "reset"])

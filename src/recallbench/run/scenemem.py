@@ -355,6 +355,10 @@ def _finish(
     }
     write_json_atomic(run_dir / "summary.json", summary)
     _print_summary(console, summary, len(records))
+    if not config.observation_only:
+        console.print("policy had simulator access (a card-interface policy given the live env; "
+                      "--observation-only gives it observations only)", highlight=False,
+                      soft_wrap=True)
     return 1 if errors or summary["missing_tests"] else 0
 
 
