@@ -195,3 +195,11 @@ def test_a_served_policy_that_reads_the_simulator_fails_its_test_saying_why(tmp_
         stop(server)
     (rec,) = records(tmp_path / "r_run").values()
     assert "sees only the env's observations and action_dim, not env.get_ep_meta" in rec["error"]
+
+
+def test_served_and_lerobot_specs_mean_themselves_on_scenemem_only():
+    from recallbench.agents.registry import meaning
+
+    for spec in ("openpi://127.0.0.1:8000", "ws://gpu:9000", "lerobot:/ckpt/act"):
+        assert meaning(spec, "scenemem") == spec
+        assert meaning(spec, "findingdory") is None

@@ -190,7 +190,7 @@ class OpenpiPolicy(ServedPolicy):
     def get_action(self, env: Any) -> np.ndarray:
         action_dim = int(env.action_dim)
         if not self._chunk:
-            obs = observations_of(env, self._step == 0)
+            obs = self._wanted(observations_of(env, self._step == 0))
             request = self.settings.obs_map.request(obs, self._instruction)
             request.update({STEP_KEY: self._step, ACTION_DIM_KEY: action_dim,
                             SEED_KEY: self._seed})
@@ -200,6 +200,33 @@ class OpenpiPolicy(ServedPolicy):
             self._chunk.extend(chunk[: self.settings.replan_steps])
         self._step += 1
         return self._chunk.popleft()
+
+    def _wanted(self, obs: dict[str, Any]) -> dict[str, Any]:
+        """Under the raw map, only the ``observation_keys`` a recallbench server's metadata
+        asks for (less to copy per step); a key the env lacks fails the test, naming it."""
+        self._connected()
+        keys = self._client.get_server_metadata().get("observation_keys") \
+            if self.settings.obs_map.passed == "*" else None
+        if not isinstance(keys, list):
+            return obs
+        missing = [k for k in keys if k not in obs]
+        if missing:
+            raise RemotePolicyError(f"the server asks for observations the env lacks: "
+                                    f"{missing}; the env has {sorted(obs)}")
+        return {k: obs[k] for k in keys}
+
+    def _connected(self) -> None:
+        if self._client is None:
+            try:
+                self._client = _connect(self.settings.url)
+            except Exception as exc:  # refused, reset, websockets' handshake errors
+                raise self._lost(exc) from None
+
+    def _lost(self, exc: BaseException) -> PolicyServerLost:
+        self._drop()
+        lost = _lost(self.settings.url, exc)
+        self.server_lost = str(lost)
+        return lost
 
     def _memory_keys(self) -> dict[str, Any]:
         if self.settings.memory == "paths":
@@ -216,9 +243,8 @@ class OpenpiPolicy(ServedPolicy):
         import msgpack
         from websockets.exceptions import ConnectionClosed
 
+        self._connected()
         try:
-            if self._client is None:
-                self._client = _connect(self.settings.url)
             self.calls += 1
             return self._client.infer(request)
         except RuntimeError as exc:  # the server sent its error as text
@@ -228,10 +254,7 @@ class OpenpiPolicy(ServedPolicy):
                     from None
             raise
         except (ConnectionClosed, OSError, EOFError) as exc:
-            self._drop()
-            lost = _lost(self.settings.url, exc)
-            self.server_lost = str(lost)
-            raise lost from None
+            raise self._lost(exc) from None
         except (msgpack.exceptions.ExtraData, msgpack.exceptions.UnpackException, ValueError,
                 TypeError) as exc:
             raise ProtocolError(f"protocol error: the reply is not openpi msgpack ({exc})") \
