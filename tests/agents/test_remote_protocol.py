@@ -5,6 +5,7 @@ send; and OpenpiPolicy against a server that answers garbage."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Iterator
 
@@ -164,19 +165,19 @@ def test_a_reply_too_big_to_send_is_an_error_text_not_a_dropped_connection():
         stop(server)
 
 
-@pytest.fixture
-def garbage_server() -> Iterator[tuple[str, list[bytes]]]:
-    """A real WebSocket server that greets like openpi, then answers each request with the
-    next canned reply."""
+@contextlib.contextmanager
+def ws_server(greet: bool, replies: list[bytes]) -> Iterator[str]:
+    """A real WebSocket server on loopback that greets like openpi (or stays silent), then
+    answers each request with the next canned reply."""
     from websockets.asyncio.server import serve
 
-    replies: list[bytes] = []
     ready = threading.Event()
     port = free_port()
     stop_event: list[asyncio.Event] = []
 
     async def handler(ws):  # type: ignore[no-untyped-def]
-        await ws.send(pack({"server": "garbage"}))
+        if greet:
+            await ws.send(pack({"server": "garbage"}))
         async for _ in ws:
             await ws.send(replies.pop(0))
 
@@ -190,9 +191,25 @@ def garbage_server() -> Iterator[tuple[str, list[bytes]]]:
     thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
     thread.start()
     ready.wait(10)
-    yield f"openpi://127.0.0.1:{port}", replies
-    loop.call_soon_threadsafe(stop_event[0].set)
-    thread.join(10)
+    try:
+        yield f"openpi://127.0.0.1:{port}"
+    finally:
+        loop.call_soon_threadsafe(stop_event[0].set)
+        thread.join(10)
+
+
+@pytest.fixture
+def garbage_server() -> Iterator[tuple[str, list[bytes]]]:
+    replies: list[bytes] = []
+    with ws_server(True, replies) as url:
+        yield url, replies
+
+
+def test_a_server_that_never_sends_metadata_is_one_line_not_a_hang():
+    from recallbench.agents.remote.openpi import openpi_settings, server_metadata
+
+    with ws_server(False, []) as url, pytest.raises(ValueError, match="no metadata within 1 s"):
+        server_metadata(openpi_settings(url, {}), timeout=1)
 
 
 class _Env:

@@ -111,20 +111,35 @@ def _lost(url: str, exc: BaseException) -> PolicyServerLost:
     return lost
 
 
-def server_metadata(settings: OpenpiSettings, flag: str = "--policy") -> dict[str, Any]:
-    """The server's metadata (sent on connect), or a one-line ValueError before any work."""
+def server_metadata(settings: OpenpiSettings, flag: str = "--policy",
+                    timeout: float = 10.0) -> dict[str, Any]:
+    """The server's metadata (sent on connect), or a one-line ValueError before any work. Read
+    with a time limit: openpi_client itself would wait forever for a server that never speaks."""
+    from websockets.sync.client import connect
+
     try:
-        client = _connect(settings.url)
+        from openpi_client import msgpack_numpy
     except ImportError as exc:
         raise ValueError(f"{flag} {settings.url}: needs the openpi extra "
                          f"(pip install 'recallbench[openpi]'): {exc}") from None
+    try:
+        with connect(settings.url, compression=None, max_size=None, open_timeout=timeout,
+                     close_timeout=1) as ws:
+            greeting = ws.recv(timeout=timeout)
+    except TimeoutError:
+        raise ValueError(f"{flag} {settings.url}: the server sent no metadata within "
+                         f"{timeout:g} s (not an openpi policy server?)") from None
     except Exception as exc:
         raise ValueError(f"{flag} {settings.url}: no policy server answers "
                          f"({_lost(settings.url, exc).reason})") from None
     try:
-        return _jsonable(client.get_server_metadata())
-    finally:
-        _close(client)
+        metadata = msgpack_numpy.unpackb(greeting) if isinstance(greeting, bytes) else None
+    except Exception:
+        metadata = None
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{flag} {settings.url}: the server's first message is not openpi "
+                         "metadata (a msgpack map)")
+    return _jsonable(metadata)
 
 
 def _jsonable(value: Any) -> Any:
