@@ -48,7 +48,7 @@ def _raw_array(dtype: str, shape: list, data: bytes) -> bytes:
     (_raw_array("<f8", [4], b"\0" * 8), "does not match its bytes"),
     (_raw_array("<f8", [1] * 7, b"\0" * 8), "at most 6"),
     (_raw_array("<f8", [-1], b""), "sizes >= 0"),
-])
+], ids=["object-dtype", "short-bytes", "seven-dims", "negative-size"])
 def test_the_decoder_refuses_what_openpis_own_would_trust(message, expected):
     with pytest.raises(ValueError, match=expected):
         unpack(message)
