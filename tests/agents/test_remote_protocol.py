@@ -125,12 +125,16 @@ def test_a_batch_one_request_breaks_is_retried_so_only_it_fails():
                                                                                      port)
         out: dict[str, object] = {}
 
-        def ask(name: str, client: object, prompt: str) -> None:
+        def ask(name: str, client: object, prompt: str, step: int = 1) -> None:
             try:
-                out[name] = client.infer({"prompt": prompt, "recallbench/step": 0,  # type: ignore
-                                          "recallbench/action_dim": 2})
+                out[name] = client.infer({"prompt": prompt,  # type: ignore[attr-defined]
+                                          "recallbench/step": step, "recallbench/action_dim": 2})
             except RuntimeError as exc:
                 out[name] = exc
+
+        # Both rollouts start first, so the server waits for both before a forward call.
+        ask("good", good, "fine", 0)
+        ask("bad", bad, "poison", 0)
 
         threads = [threading.Thread(target=ask, args=("good", good, "fine")),
                    threading.Thread(target=ask, args=("bad", bad, "poison"))]
