@@ -157,6 +157,11 @@ def target(spec: str, role: str) -> str:
     name = ALIASES.get(spec, spec)
     if name in REGISTRY and role in REGISTRY[name].targets:
         return REGISTRY[name].targets[role]
+    if role == "scenemem":
+        from recallbench.agents.vla import policy_kind
+
+        if policy_kind(spec) != "card":  # openpi://, ws://, lerobot:FOLDER (docs/vla.md)
+            return spec
     factory = resolve(spec, role)
     if is_reference(name):
         return name

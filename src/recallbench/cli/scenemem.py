@@ -22,8 +22,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--data_dir", help="folder holding combo_* scenario folders")
     p.add_argument("--policy", help="module:Class, path/to/file.py:Class, an agent name "
-                                    "(`recallbench list agents`), or ws://HOST:PORT (a policy "
-                                    "served by `recallbench serve-policy`)")
+                                    "(`recallbench list agents`), openpi://HOST:PORT (a policy "
+                                    "served with openpi's protocol, e.g. by `recallbench "
+                                    "serve-policy`; ws://HOST:PORT: the same, observations "
+                                    "sent raw) or lerobot:FOLDER (a LeRobot checkpoint); "
+                                    "docs/vla.md")
+    p.add_argument("--policy-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="served policies: obs_map=FILE|raw, replan_steps=N (default 5), "
+                   "memory=frames|paths|none, memory_frames=K (8), memory_size=PX (224); "
+                   "lerobot: device=cpu|cuda, obs_map=FILE (repeatable; docs/vla.md)")
+    p.add_argument("--observation-only", action="store_const", const=True, default=None,
+                   help="the policy's env offers observations, action_dim and action_spec "
+                   "only (always so for served and lerobot: policies); without it a "
+                   "card-interface policy gets the live simulator, and the run says so")
     p.add_argument("--out", help="results.json path (the card's schema)")
     p.add_argument("--filter", default=None, help="only scenarios whose folder name has this")
     p.add_argument(
@@ -162,7 +173,7 @@ def _resumed(args: argparse.Namespace) -> tuple[Any, Path]:
     run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.out)
     given = {name: getattr(args, name) for name in (
         "data_dir", "policy", "out", "filter", "max_steps", "seed", "test_timeout",
-        "camera_obs", "env_factory", "trust_suite")}
+        "camera_obs", "env_factory", "trust_suite", "observation_only")}
     given["shard"] = _shard(args)
     config = resume_config(run_dir, given)
     for name in ("approach_dist", "open_qpos"):
@@ -176,6 +187,7 @@ def _resumed(args: argparse.Namespace) -> tuple[Any, Path]:
 
 def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
     from recallbench.benchmarks.scenemem.success import Thresholds
+    from recallbench.cli.checks import parse_key_values
     from recallbench.errors import UsageError
     from recallbench.run.scenemem import ScenememConfig, default_run_dir, normalise
 
@@ -187,6 +199,8 @@ def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
     config = normalise(ScenememConfig(
         data_dir=args.data_dir,
         policy=_policy_target(args.policy),
+        policy_args=parse_key_values("--policy-arg", args.policy_arg),
+        observation_only=bool(args.observation_only),
         out=args.out,
         filter=args.filter,
         max_steps=args.max_steps,

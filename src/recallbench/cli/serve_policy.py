@@ -1,7 +1,8 @@
-"""``recallbench serve-policy module:Class --port P``: one policy served to many env workers.
+"""``recallbench serve-policy module:Class --port P``: one policy served to many env workers
+with openpi's WebSocket protocol (any ``openpi_client.WebsocketClientPolicy`` can call it).
 
-Evaluate against it with ``recallbench scenemem --policy ws://HOST:P``. The protocol, the
-observations sent and the batched method are in docs/remote-policy.md.
+Evaluate against it with ``recallbench scenemem --policy ws://HOST:P`` (or ``openpi://``). The
+protocol, the checks on each request and the batched method are in docs/remote-policy.md.
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ import argparse
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "serve-policy",
-        help="host a SceneMem (or LL) policy over WebSocket for --policy ws://HOST:PORT",
+        help="host a SceneMem (or LL) policy with openpi's WebSocket protocol for --policy "
+             "ws://HOST:PORT or openpi://HOST:PORT",
         description=(
-            "Load module:Class once and serve it to every env worker that connects; concurrent "
-            "requests go to its get_action_batch(requests) in one call when it has one."
+            "Load module:Class once and serve it to every env worker that connects, with "
+            "openpi's protocol (metadata on connect, observation dict in, {'actions'} out); "
+            "concurrent requests go to its get_action_batch(requests) in one call when it has "
+            "one. docs/remote-policy.md"
         ),
     )
     p.add_argument("policy", help="module:Class or path/to/file.py:Class: a SceneMem policy, or "

@@ -95,6 +95,8 @@ def score_run(
         benchmark=bench.name,
         scoring=scoring,
         agent=manifest.get("agent") or (manifest.get("config") or {}).get("policy"),
+        # SceneMem: a card-interface policy run without --observation-only saw the simulator
+        policy_simulator_access=manifest.get("policy_simulator_access"),
         frames=manifest.get("frames"),
         cases_total=manifest.get("cases"),
         cases_scored=len(rows),

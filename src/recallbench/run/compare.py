@@ -80,6 +80,7 @@ def safe_name(agent: str) -> str:
 # ------------------------------------------------------------------------------ runners
 def run_scenemem_agent(suite: Path, planned: Planned, out_dir: Path, opts: CompareOptions,
                        console: Console) -> AgentRun:
+    from recallbench.agents.vla import policy_kind
     from recallbench.run.scenemem import ScenememConfig, normalise, run_scenemem
 
     agent, target = planned.agent, planned.target
@@ -87,7 +88,10 @@ def run_scenemem_agent(suite: Path, planned: Planned, out_dir: Path, opts: Compa
     run_dir = out_dir / "run"
     config = normalise(ScenememConfig(
         data_dir=str(suite), policy=target, out=str(out_dir / "results.json"),
-        max_steps=opts.max_steps, seed=opts.seed, test_timeout=opts.test_timeout))
+        max_steps=opts.max_steps, seed=opts.seed, test_timeout=opts.test_timeout,
+        # a served or lerobot: policy's --agent-arg NAME.KEY=VALUE are its --policy-arg
+        policy_args=dict(opts.agent_args.get(agent, {})) if policy_kind(target) != "card"
+        else {}))
     resume = (run_dir / RUN_LOG).exists()
     if resume:  # an earlier run of this agent: finish it, but only with the same settings
         from recallbench.run.scenemem import resume_config

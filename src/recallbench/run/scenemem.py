@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from recallbench.agents.remote import check_server, is_remote_policy
+from recallbench.agents.vla import check_policy, policy_kind
 from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
 from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
 from recallbench.benchmarks.scenemem.results import (
@@ -74,6 +74,11 @@ class ScenememConfig:
     trust_suite: bool = False
     eval_dirs: list[str] = field(default_factory=list)
     shard: str | None = None  # "i/N": this run's part of the scenarios (executor.shards)
+    # --policy-arg KEY=VALUE of served and LeRobot policies (obs_map, replan_steps, memory...)
+    policy_args: dict[str, Any] = field(default_factory=dict)
+    # The policy's env is observations + action_dim only (benchmarks.scenemem.observation_env);
+    # False: a card-interface policy had simulator access, which the manifest and report say.
+    observation_only: bool = False
 
 
 def default_run_dir(out: str | Path) -> Path:
@@ -90,6 +95,9 @@ def normalise(config: ScenememConfig) -> ScenememConfig:
             "data_dir": str(Path(config.data_dir).resolve()),
             "out": str(Path(config.out).resolve()),
             "policy": absolute_ref(config.policy),
+            "policy_args": _absolute_files(config.policy_args),
+            # served and lerobot: policies never see more than observations
+            "observation_only": config.observation_only or policy_kind(config.policy) != "card",
             "policy_paths": paths,
             "env_factory": absolute_ref(config.env_factory) if config.env_factory else None,
             "eval_dirs": config.eval_dirs or card_eval_dirs(config.data_dir),
@@ -98,11 +106,22 @@ def normalise(config: ScenememConfig) -> ScenememConfig:
 
 
 def absolute_ref(ref: str) -> str:
-    """``file.py:Name`` with an absolute file path, so a resume works from anywhere."""
+    """``file.py:Name`` (or ``lerobot:FOLDER``) with an absolute path, so a resume works from
+    anywhere."""
+    if policy_kind(ref) == "lerobot":
+        return f"lerobot:{Path(ref.partition(':')[2]).resolve()}"
     module_ref, sep, name = ref.rpartition(":")
     if sep and module_ref.endswith(".py"):
         return f"{Path(module_ref).resolve()}:{name}"
     return ref
+
+
+def _absolute_files(args: dict[str, Any]) -> dict[str, Any]:
+    """The obs_map file a served policy's requests follow, by absolute path ("raw" stays)."""
+    value = args.get("obs_map")
+    if isinstance(value, str) and value != "raw":
+        return {**args, "obs_map": str(Path(value).resolve())}
+    return dict(args)
 
 
 def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
@@ -187,9 +206,8 @@ def run_scenemem(
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env-factory (both from the command line).
-    if is_remote_policy(config.policy):
-        check_server(config.policy)  # a served policy: its server must answer now
-    else:
+    policy_info = check_policy(config.policy, config.policy_args)  # a server must answer now
+    if policy_kind(config.policy) == "card":
         load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
         check_factory_reference(config.env_factory)
@@ -198,7 +216,7 @@ def run_scenemem(
         if overwrite and not resume:
             for name in ("manifest.json", RUN_LOG, "summary.json"):
                 (run_dir / name).unlink(missing_ok=True)
-        _write_manifest(config, run_dir, execution, resume, scenarios)
+        _write_manifest(config, run_dir, execution, resume, scenarios, policy_info)
         done = completed(run_dir / RUN_LOG)
         _record_preflight(config, run_dir, unrunnable, errors, done)
         _execute(config, run_dir, execution, scenarios, errors, done, console)
@@ -284,13 +302,14 @@ def _write_manifest(
     execution: ExecutorSettings,
     resume: bool,
     scenarios: list[Scenario],
+    policy_info: dict[str, Any],
 ) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     if resume:
         manifest = read_manifest(run_dir)
         manifest.setdefault("resumes", []).append(
             {"command": sys.argv, "workers": execution.workers,
-             "executor": execution.manifest(), "time": _now()}
+             "executor": execution.manifest(), "time": _now(), "policy": policy_info}
         )
     else:
         if (run_dir / RUN_LOG).exists():
@@ -306,6 +325,9 @@ def _write_manifest(
             },
             robocasa_imported=robocasa_available(),
             scenarios=[s.name for s in scenarios],
+            policy=policy_info,
+            # A card-interface policy given the live env could read the answer from it.
+            policy_simulator_access=not config.observation_only,
         )
     write_manifest(run_dir, manifest)
 
@@ -397,6 +419,10 @@ def _finish(
     }
     write_json_atomic(run_dir / "summary.json", summary)
     _print_summary(console, summary, len(records))
+    if not config.observation_only:
+        console.print("policy had simulator access (a card-interface policy given the live env; "
+                      "--observation-only gives it observations only)", highlight=False,
+                      soft_wrap=True)
     return 1 if errors or summary["missing_tests"] else 0
 
 
@@ -414,6 +440,8 @@ def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int
         "seed": seed,
         "run_seed": config.seed,
         "camera_obs": config.camera_obs,
+        "policy_args": config.policy_args,
+        "observation_only": config.observation_only,
     }
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.agents.remote import RemotePolicy, is_remote_policy
+from recallbench.agents.remote import ServedPolicy
+from recallbench.agents.vla import make_policy
 from recallbench.benchmarks.scenemem.backend import (
     check_against_model,
     load_start,
@@ -47,16 +48,16 @@ def _scenario_env(scenario: Scenario, cameras: bool = True) -> Any:
     return _env[key]
 
 
-def _policy(ref: str, paths: list[str], eval_dirs: list[str], run_seed: int) -> Any:
+def _policy(ref: str, paths: list[str], eval_dirs: list[str], run_seed: int,
+            args: dict[str, Any] | None = None) -> Any:
     """The worker's policy instance; a constructor failure is kept, not retried per test."""
     if ref not in _policies:
         # Seeded by the run, not by whichever test reaches this worker first.
         seed_globals(run_seed)
         try:
-            if is_remote_policy(ref):  # --policy ws://host:port: a served policy
-                _policies[ref] = RemotePolicy(ref)
-            else:
-                _policies[ref] = load_policy_class(ref, paths, eval_dirs)()
+            # openpi://, ws:// (served) and lerobot: (a checkpoint folder), else a class
+            policy = make_policy(ref, args or {})
+            _policies[ref] = policy or load_policy_class(ref, paths, eval_dirs)()
         except Exception as exc:
             _policies[ref] = PolicyConstructionError(
                 f"policy constructor raised {type(exc).__name__}: {exc}"
@@ -103,6 +104,7 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
             payload.get("policy_paths", []),
             payload.get("eval_dirs", []),
             payload["run_seed"],
+            payload.get("policy_args") or {},
         )
     except PolicyConstructionError as exc:
         policy_error = str(exc)
@@ -143,8 +145,9 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
     if policy_error is not None:
         return _failed(policy_error, max_steps)
     thresholds = Thresholds(**payload.get("thresholds", {}))
-    outcome = run_rollout(env, policy, scenario, test, max_steps, thresholds)
-    lost = getattr(policy, "server_lost", None) if isinstance(policy, RemotePolicy) else None
+    outcome = run_rollout(env, policy, scenario, test, max_steps, thresholds,
+                          observation_only=bool(payload.get("observation_only")))
+    lost = policy.server_lost if isinstance(policy, ServedPolicy) else None
     if lost:
         return {"policy_server_lost": lost}
     return _finite({**outcome.to_dict(), "max_steps": max_steps})

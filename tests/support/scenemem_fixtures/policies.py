@@ -172,3 +172,69 @@ class CardObservationSeeker(BasePolicy):
 
     def get_action(self, env: Any) -> np.ndarray:
         return _seek(env._get_observations()["base_pos"], self.goal, env.action_dim)
+
+
+CHUNK = 8  # actions per chunk ChunkSeeker returns
+REPLAN = 5  # of which the client runs this many (--policy-arg replan_steps=5)
+
+
+class ChunkSeeker(BasePolicy):
+    """Served, batched: a chunk of CHUNK copies of the seeking action per request."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None: ...
+
+    def get_action(self, env: Any) -> np.ndarray:  # the card interface is never used served
+        raise NotImplementedError
+
+    def get_action_batch(self, requests: list[Any]) -> list[np.ndarray]:
+        return [np.tile(_seek(r.observations["base_pos"], _goal(r.instruction), r.action_dim),
+                        (CHUNK, 1)) for r in requests]
+
+
+class CardChunkSeeker(BasePolicy):
+    """In process, what ChunkSeeker served with replan_steps=REPLAN does: decide every REPLAN
+    steps, repeat the decision in between."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        self.goal, self.step, self.action = _goal(instruction), 0, np.zeros(0)
+
+    def get_action(self, env: Any) -> np.ndarray:
+        if self.step % REPLAN == 0:
+            self.action = _seek(env._get_observations()["base_pos"], self.goal, env.action_dim)
+        self.step += 1
+        return self.action
+
+
+class SimReader(BasePolicy):
+    """A card-interface policy that peeks at the simulator (refused under --observation-only)."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None: ...
+
+    def get_action(self, env: Any) -> np.ndarray:
+        _ = env.sim.data.body_xpos
+        return np.zeros(env.action_dim)
+
+
+class PoisonBatch(BasePolicy):
+    """Batched; a whole batch raises when one of its requests' prompt says "poison"."""
+
+    delay = 0.0
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None: ...
+
+    def get_action(self, env: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def get_action_batch(self, requests: list[Any]) -> list[np.ndarray]:
+        if any("poison" in r.instruction for r in requests):
+            raise ValueError("poisoned batch")
+        return [np.ones(r.action_dim) for r in requests]
+
+
+class HugeReply(BasePolicy):
+    """Answers an action chunk too large for one message (67 MB of float64)."""
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None: ...
+
+    def get_action(self, env: Any) -> np.ndarray:
+        return np.zeros((2900, 2900))

@@ -10,9 +10,10 @@ from recallbench.agents.remote.client import (
     RemoteLLPolicy,
     RemotePolicy,
     RemotePolicyError,
+    ServedPolicy,
     check_server,
     is_remote_policy,
 )
 
 __all__ = ["PolicyServerLost", "RemoteLLPolicy", "RemotePolicy", "RemotePolicyError",
-           "check_server", "is_remote_policy"]
+           "ServedPolicy", "check_server", "is_remote_policy"]

@@ -1,9 +1,7 @@
-"""The client side: a card-interface policy whose decisions come from a policy server.
-
-Given as ``--policy ws://host:port``, ``RemotePolicy`` runs inside the env workers like any
-in-process policy: ``reset(instruction, video_paths)`` once per rollout, ``get_action(env)``
-every step. It reads only the env's observation dict and ``action_dim`` (docs/remote-policy.md
-lists exactly what is sent), so the server never needs the simulator.
+"""The client side of version 1's typed messages, kept as a superset of openpi's protocol for
+what openpi has no word for: FindingDory's LL navigation policies (``--ll-policy ws://``,
+``RemoteLLPolicy``) and the server's ``stats``. SceneMem's ``--policy ws://`` and
+``openpi://`` go through ``openpi_client`` (``remote.openpi``).
 
 A lost server (refused connection, dropped socket, reply timeout) is not the policy's fault:
 ``server_lost`` says why, and the runner leaves such a test unrecorded for ``--resume``.
@@ -38,6 +36,13 @@ class PolicyServerLost(ConnectionError):
     reason = ""  # what the transport said, e.g. "ConnectionRefusedError: ..."
 
 
+class ServedPolicy:
+    """A policy whose decisions come from a server: ``server_lost`` says why the last rollout
+    lost it (the runner then leaves the test unrecorded for ``--resume``)."""
+
+    server_lost: str | None = None
+
+
 def observations_of(env: Any, first_step: bool) -> dict[str, Any]:
     """The env's observation dict (robosuite's ``_get_observations``; the built-in world's is the
     same). On a rollout's first step robosuite is asked to refresh it, since the start state was
@@ -48,7 +53,7 @@ def observations_of(env: Any, first_step: bool) -> dict[str, Any]:
     return env._get_observations()
 
 
-class RemotePolicy:
+class RemotePolicy(ServedPolicy):
     """``reset``/``get_action`` over one WebSocket connection per env worker (kept across tests)."""
 
     def __init__(self, url: str, reply_timeout: float = DEFAULT_REPLY_TIMEOUT) -> None:
@@ -98,7 +103,7 @@ class RemotePolicy:
             self._ws = self._stack.enter_context(connect(
                 self.url, compression=None, max_size=MAX_MESSAGE_BYTES, open_timeout=10,
                 close_timeout=1))
-            self._ws.send(pack({"type": "hello", "protocol": PROTOCOL_VERSION}))
+            # The server speaks first: its metadata (openpi's protocol), our hello.
             self._hello = unpack(self._ws.recv(timeout=self.reply_timeout))
         except Exception as exc:
             self._drop()
@@ -118,7 +123,7 @@ class RemotePolicy:
         except Exception as exc:
             self._drop()
             raise self._lost(exc) from None
-        if reply["type"] == "error":
+        if reply.get("type") == "error":
             raise RemotePolicyError(f"server policy: {reply.get('message')}")
         return reply
 

@@ -1,5 +1,11 @@
 """The server side: one policy, many env workers, concurrent requests batched into one forward.
 
+It speaks openpi's protocol (an unmodified ``openpi_client.WebsocketClientPolicy`` can call it):
+metadata on connect, an observation dict in, ``{"actions": (horizon, action_dim)}`` out, an
+error as a text message (the connection stays). Every request is checked (``check_request``)
+before it reaches the policy or a batch. Version 1's typed messages (``{"type": ...}``) remain
+for LL policies and ``stats``.
+
 A policy class that offers ``get_action_batch(requests: list[ActionRequest]) -> Sequence[action]``
 is constructed once; the requests that arrive while it computes (or within ``batch_wait`` of the
 first) go to it together, at most ``max_batch`` at a time, and every request waits at most
@@ -27,6 +33,46 @@ import numpy as np
 from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, pack, unpack
 
 BATCH_METHOD = "get_action_batch"
+TYPED = ("hello", "stats", "reset", "act")  # version 1's messages
+MAX_ACTION_DIM = 1024
+MAX_TEXT = 100_000  # characters of a prompt or path
+MAX_DEPTH = 4  # nested maps in a request
+
+
+class BadRequest(ValueError):
+    """A request the server refuses before any policy sees it."""
+
+
+def check_request(obs: Any, depth: int = 0) -> None:
+    """Keys are strings; values are numeric arrays, numbers, strings, lists of strings or maps
+    of the same (openpi requests nest); ``recallbench/step`` an integer >= 0 and
+    ``recallbench/action_dim`` one in 1..MAX_ACTION_DIM (sizes and dtypes of arrays were
+    checked while decoding)."""
+    if not isinstance(obs, dict):
+        raise BadRequest(f"a request is a map, not {type(obs).__name__}")
+    if depth > MAX_DEPTH:
+        raise BadRequest(f"maps nested deeper than {MAX_DEPTH}")
+    for key, value in obs.items():
+        if not isinstance(key, str):
+            raise BadRequest(f"key {key!r} is not a string")
+        if isinstance(value, dict):
+            check_request(value, depth + 1)
+        elif isinstance(value, str):
+            if len(value) > MAX_TEXT:
+                raise BadRequest(f"{key}: text of {len(value)} characters")
+        elif isinstance(value, list):
+            if len(value) > 64 or not all(isinstance(v, str) and len(v) <= MAX_TEXT
+                                          for v in value):
+                raise BadRequest(f"{key}: a list holds at most 64 strings")
+        elif not isinstance(value, (np.ndarray, np.generic, int, float, bool)):
+            raise BadRequest(f"{key}: a {type(value).__name__} value")
+    for key, low, high in (("recallbench/step", 0, 2**31), ("recallbench/action_dim", 1,
+                                                           MAX_ACTION_DIM)):
+        if key in obs:
+            value = obs[key]
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                    or not low <= int(value) <= high:
+                raise BadRequest(f"{key} must be an integer in {low}..{high}, got {value!r}")
 
 
 def policy_interface(policy_class: type) -> str:
@@ -109,8 +155,9 @@ class PolicyServer:
         self._card_calls = ThreadPoolExecutor(8, thread_name_prefix="policy")
 
     def hello(self) -> dict[str, Any]:
-        return {"type": "hello", "protocol": PROTOCOL_VERSION, "policy": self.name,
-                "interface": self.interface, "batched": self.batched,
+        """The metadata every connection receives first (openpi clients keep it)."""
+        return {"type": "hello", "protocol": PROTOCOL_VERSION, "server": "recallbench",
+                "policy": self.name, "interface": self.interface, "batched": self.batched,
                 "observation_keys": getattr(self.policy_class, "observation_keys", None)}
 
     async def handler(self, websocket: Any) -> None:
@@ -119,16 +166,55 @@ class PolicyServer:
         session = _Session(next(self._ids))
         self.stats["sessions"] += 1
         try:
+            await websocket.send(pack(self.hello()))
             async for data in websocket:
+                reply: Any
                 try:
-                    reply = await self._dispatch(session, unpack(data))
+                    msg = unpack(data)
                 except Exception as exc:  # a malformed message: said, never fatal
-                    reply = {"type": "error", "message": f"bad message: {exc}"}
-                await websocket.send(pack(reply))
+                    reply = f"bad message: {exc}"
+                else:
+                    if isinstance(msg.get("type"), str):  # version 1 (documented)
+                        reply = await self._typed(session, msg)
+                    else:
+                        reply = await self._infer(session, msg)
+                await websocket.send(_sized(reply))
         except ConnectionClosed:
             pass
         finally:
             self._in_rollout.discard(session.id)
+
+    async def _infer(self, session: _Session, obs: dict[str, Any]) -> Any:
+        """One openpi request: an observation dict in, ``{"actions": (H, dim)}`` or an error
+        text out. ``recallbench/step`` 0 (or a session's first request) starts a rollout."""
+        try:
+            check_request(obs)
+        except BadRequest as exc:
+            return f"bad request: {exc}"
+        step = int(obs.get("recallbench/step", 0 if session.rollout is None else -1))
+        if step == 0 or session.rollout is None:
+            paths = obs.get("memory/video_paths", [])
+            reply = await self._reset(session, {
+                "instruction": str(obs.get("prompt", "")),
+                "video_paths": paths if isinstance(paths, list) else [],
+                "seed": int(obs.get("recallbench/seed", 0))})
+            if reply.get("type") == "error":
+                return str(reply["message"])
+        if "recallbench/action_dim" not in obs:
+            return "bad request: recallbench/action_dim is missing (a recallbench-served " \
+                   "policy is told the env's action width)"
+        observations = {k: v for k, v in obs.items() if not k.startswith("recallbench/")}
+        reply = await self._act(session, {"step": max(step, 0), "observations": observations,
+                                          "action_dim": int(obs["recallbench/action_dim"])})
+        if reply.get("type") == "error":
+            return str(reply["message"])
+        return {"actions": np.atleast_2d(reply["action"])}
+
+    async def _typed(self, session: _Session, msg: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await self._dispatch(session, msg)
+        except Exception as exc:
+            return {"type": "error", "message": f"bad message: {exc}"}
 
     async def _dispatch(self, session: _Session, msg: dict[str, Any]) -> dict[str, Any]:
         kind = msg["type"]
@@ -229,9 +315,19 @@ class PolicyServer:
         requests = [request for request, _ in batch]
         try:
             actions = await loop.run_in_executor(self._forward, self._call_batch, requests)
-        except Exception as exc:  # the whole batch fails: each of its rollouts says why
-            for _, future in batch:
-                future.set_exception(exc)
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0][1].set_exception(exc)
+                return
+            # Retried request by request, so only the request that breaks it fails.
+            for request, future in batch:
+                try:
+                    self._count_forward(1)
+                    (action,) = await loop.run_in_executor(self._forward, self._call_batch,
+                                                           [request])
+                    future.set_result(action)
+                except Exception as alone:
+                    future.set_exception(alone)
             return
         for (_, future), action in zip(batch, actions, strict=True):
             future.set_result(action)
@@ -246,6 +342,20 @@ class PolicyServer:
     def _count_forward(self, size: int) -> None:
         self.stats["forward_calls"] += 1
         self.stats["max_batch"] = max(self.stats["max_batch"], size)
+
+
+def _sized(reply: Any) -> bytes | str:
+    """The reply as sent: packed, or an error text when it cannot be packed or is too big for
+    the peer (checked here, before sending, not by a dropped connection)."""
+    if isinstance(reply, str):
+        return reply
+    try:
+        data = pack(reply)
+    except Exception as exc:
+        return f"the policy's reply cannot be sent: {exc}"
+    if len(data) > MAX_MESSAGE_BYTES:
+        return f"the policy's reply is {len(data)} bytes, over the {MAX_MESSAGE_BYTES} limit"
+    return data
 
 
 def _ll_act(policy: Any, request: ActionRequest, goal: dict[str, Any]) -> list[int]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.scenemem.observation_env import ObservationOnlyEnv
 from recallbench.benchmarks.scenemem.openings import OpeningLog, strict_outcome, watched_fixtures
 from recallbench.benchmarks.scenemem.spec import Scenario, TestSpec
 from recallbench.benchmarks.scenemem.success import (
@@ -84,8 +85,10 @@ def run_rollout(
     test: TestSpec,
     max_steps: int,
     thresholds: Thresholds,
+    observation_only: bool = False,
 ) -> Outcome:
-    """Run one test from the already-loaded start state and score it."""
+    """Run one test from the already-loaded start state and score it. ``observation_only``:
+    the policy's ``env`` is an ``ObservationOnlyEnv`` (no simulator, no episode metadata)."""
     fixture = test.fixture
     restore = test.task == "restore"
 
@@ -106,6 +109,7 @@ def run_rollout(
     openings = OpeningLog(env.sim, watched_fixtures(env, scenario.spec.tests), thresholds.open_qpos)
     steps, success, error = 0, False, None
     action_dim = int(env.action_dim)
+    seen = ObservationOnlyEnv(env) if observation_only else env
     try:
         try:
             policy.reset(test.instruction, scenario.video_paths)
@@ -113,7 +117,7 @@ def run_rollout(
             raise PolicyFault(_describe("policy.reset", exc)) from exc
         while steps < max_steps:
             try:
-                raw = policy.get_action(env)
+                raw = policy.get_action(seen)
             except Exception as exc:
                 raise PolicyFault(_describe("policy.get_action", exc)) from exc
             action = check_action(raw, action_dim)

@@ -1,0 +1,303 @@
+"""SceneMem against a policy served with openpi's WebSocket protocol (docs/vla.md).
+
+``--policy openpi://HOST:PORT`` (or ``ws://HOST:PORT``, the same client with the ``raw``
+observation map) runs ``OpenpiPolicy`` in each env worker: the card's ``reset``/``get_action``
+over the real ``openpi_client.WebsocketClientPolicy`` (the ``openpi`` extra, imported only here
+and only when used). Each request is the observation map's dict plus ``recallbench/*`` keys
+(step, action_dim, seed), and, in a test's first request, the probe's memory (``memory/*``).
+The first ``replan_steps`` actions of each returned chunk run open-loop.
+
+A refused connection or a dropped socket is a lost server (the test is left for ``--resume``);
+an error text, a malformed reply or a bad chunk fails the test with the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from recallbench.agents.remote.client import (
+    PolicyServerLost,
+    RemotePolicyError,
+    ServedPolicy,
+    observations_of,
+)
+from recallbench.agents.remote.obs_map import DEFAULT, RAW, ObsMap, load_obs_map
+
+OPENPI_SCHEME = "openpi://"
+SERVED_SCHEMES = (OPENPI_SCHEME, "ws://", "wss://")
+DEFAULT_REPLAN_STEPS = 5  # openpi's LIBERO/RoboCasa clients run 5 of each chunk open-loop
+DEFAULT_MEMORY_FRAMES = 8
+MEMORY_MODES = ("frames", "paths", "none")
+POLICY_ARGS = ("obs_map", "replan_steps", "memory", "memory_frames", "memory_size")
+# Request keys recallbench adds to the observation map's (documented in docs/vla.md).
+STEP_KEY, ACTION_DIM_KEY = "recallbench/step", "recallbench/action_dim"
+SEED_KEY = "recallbench/seed"
+MEMORY_PATHS_KEY = "memory/video_paths"
+
+
+def is_served_policy(ref: str | None) -> bool:
+    return ref is not None and ref.startswith(SERVED_SCHEMES)
+
+
+class ProtocolError(RuntimeError):
+    """The server answered something that is not an action chunk: fails this test only."""
+
+
+@dataclass(frozen=True)
+class OpenpiSettings:
+    url: str  # ws://HOST:PORT
+    obs_map: ObsMap
+    replan_steps: int = DEFAULT_REPLAN_STEPS
+    memory: str = "frames"
+    memory_frames: int = DEFAULT_MEMORY_FRAMES
+    memory_size: int = 224
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records (beside the server's metadata)."""
+        return {"url": self.url, "obs_map": self.obs_map.describe(),
+                "replan_steps": self.replan_steps, "memory": self.memory,
+                "memory_frames": self.memory_frames, "memory_size": self.memory_size}
+
+
+def openpi_settings(ref: str, args: dict[str, Any]) -> OpenpiSettings:
+    """``--policy`` and its ``--policy-arg`` values, checked (one-line ValueError)."""
+    unknown = sorted(set(args) - set(POLICY_ARGS))
+    if unknown:
+        raise ValueError(f"--policy-arg: unknown key(s) {unknown} for a served policy; known: "
+                         f"{', '.join(POLICY_ARGS)}")
+    url = "ws://" + ref.removeprefix(OPENPI_SCHEME) if ref.startswith(OPENPI_SCHEME) else ref
+    openpi = ref.startswith(OPENPI_SCHEME)
+    base = DEFAULT if openpi else RAW
+    # ws:// keeps what recallbench's own protocol always sent: the paths (same file system)
+    memory = args.get("memory", "frames" if openpi else "paths")
+    if memory not in MEMORY_MODES:
+        raise ValueError(f"--policy-arg memory={memory}: one of {', '.join(MEMORY_MODES)}")
+    ints = {}
+    for name, default, low in (("replan_steps", DEFAULT_REPLAN_STEPS, 1),
+                               ("memory_frames", DEFAULT_MEMORY_FRAMES, 1),
+                               ("memory_size", 224, 8)):
+        value = args.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 4096:
+            raise ValueError(f"--policy-arg {name}={value}: an integer in {low}..4096")
+        ints[name] = value
+    obs_map = args.get("obs_map")
+    return OpenpiSettings(url, load_obs_map(None if obs_map is None else str(obs_map), base),
+                          memory=memory, **ints)
+
+
+def _connect(url: str) -> Any:
+    from openpi_client.websocket_client_policy import WebsocketClientPolicy
+
+    with warnings.catch_warnings():  # 0.1.2 connects the way websockets 15 deprecates
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return WebsocketClientPolicy(url)
+
+
+def _close(client: Any) -> None:
+    with contextlib.suppress(Exception):
+        client._ws.close()  # openpi_client 0.1.2 offers no close()
+
+
+def _lost(url: str, exc: BaseException) -> PolicyServerLost:
+    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    lost = PolicyServerLost(f"policy server {url} lost ({reason})")
+    lost.reason = reason
+    return lost
+
+
+def server_metadata(settings: OpenpiSettings, flag: str = "--policy",
+                    timeout: float = 10.0) -> dict[str, Any]:
+    """The server's metadata (sent on connect), or a one-line ValueError before any work. Read
+    with a time limit: openpi_client itself would wait forever for a server that never speaks."""
+    from websockets.sync.client import connect
+
+    try:
+        from openpi_client import msgpack_numpy
+    except ImportError as exc:
+        raise ValueError(f"{flag} {settings.url}: needs the openpi extra "
+                         f"(pip install 'recallbench[openpi]'): {exc}") from None
+    try:
+        with connect(settings.url, compression=None, max_size=None, open_timeout=timeout,
+                     close_timeout=1) as ws:
+            greeting = ws.recv(timeout=timeout)
+    except TimeoutError:
+        raise ValueError(f"{flag} {settings.url}: the server sent no metadata within "
+                         f"{timeout:g} s (not an openpi policy server?)") from None
+    except Exception as exc:
+        raise ValueError(f"{flag} {settings.url}: no policy server answers "
+                         f"({_lost(settings.url, exc).reason})") from None
+    try:
+        metadata = msgpack_numpy.unpackb(greeting) if isinstance(greeting, bytes) else None
+    except Exception:
+        metadata = None
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{flag} {settings.url}: the server's first message is not openpi "
+                         "metadata (a msgpack map)")
+    return _jsonable(metadata)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist() if value.size <= 64 else f"<array {value.dtype} {value.shape}>"
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    return value
+
+
+def check_chunk(reply: Any, action_dim: int) -> np.ndarray:
+    """The reply's actions as (horizon, action_dim) float64, or why it is not one."""
+    if not isinstance(reply, dict) or "actions" not in reply:
+        keys = sorted(map(str, reply)) if isinstance(reply, dict) else type(reply).__name__
+        raise ProtocolError(f"protocol error: the reply has no 'actions' ({keys})")
+    actions = reply["actions"]
+    if not isinstance(actions, np.ndarray) or actions.dtype.kind not in "biuf":
+        raise ProtocolError("protocol error: 'actions' is not a numeric array")
+    if actions.ndim == 1:
+        actions = actions[None, :]
+    if actions.ndim != 2 or actions.shape[0] < 1:
+        raise ProtocolError(f"protocol error: 'actions' has shape {actions.shape}, expected "
+                            "(horizon, action_dim)")
+    if actions.shape[1] != action_dim:
+        raise ProtocolError(f"the action chunk has width {actions.shape[1]}, env.action_dim is "
+                            f"{action_dim}")
+    if not np.all(np.isfinite(actions)):
+        raise ProtocolError("the action chunk holds NaN or inf")
+    return np.asarray(actions, dtype=np.float64)
+
+
+class OpenpiPolicy(ServedPolicy):
+    """The card's interface over one openpi connection per env worker (kept across tests)."""
+
+    def __init__(self, settings: OpenpiSettings) -> None:
+        self.settings = settings
+        self.server_lost = None
+        self.calls = 0  # server requests made (all tests)
+        self._client: Any = None
+        self._instruction = ""
+        self._videos: list[str] = []
+        self._memory: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
+        self._chunk: deque[np.ndarray] = deque()
+        self._step = 0
+        self._seed = 0
+
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        self.server_lost = None
+        self._instruction = instruction
+        self._videos = [str(p) for p in video_paths]
+        self._chunk.clear()
+        self._step = 0
+        # One draw from the generator the harness seeded for this test: a stochastic server
+        # policy can seed itself per rollout from it.
+        self._seed = int(np.random.randint(0, 2**31 - 1))
+
+    def get_action(self, env: Any) -> np.ndarray:
+        action_dim = int(env.action_dim)
+        if not self._chunk:
+            obs = self._wanted(observations_of(env, self._step == 0))
+            request = self.settings.obs_map.request(obs, self._instruction)
+            request.update({STEP_KEY: self._step, ACTION_DIM_KEY: action_dim,
+                            SEED_KEY: self._seed})
+            if self._step == 0:
+                request.update(self._memory_keys())
+            chunk = check_chunk(self._infer(request), action_dim)
+            self._chunk.extend(chunk[: self.settings.replan_steps])
+        self._step += 1
+        return self._chunk.popleft()
+
+    def _wanted(self, obs: dict[str, Any]) -> dict[str, Any]:
+        """Under the raw map, only the ``observation_keys`` a recallbench server's metadata
+        asks for (less to copy per step); a key the env lacks fails the test, naming it."""
+        self._connected()
+        keys = self._client.get_server_metadata().get("observation_keys") \
+            if self.settings.obs_map.passed == "*" else None
+        if not isinstance(keys, list):
+            return obs
+        missing = [k for k in keys if k not in obs]
+        if missing:
+            raise RemotePolicyError(f"the server asks for observations the env lacks: "
+                                    f"{missing}; the env has {sorted(obs)}")
+        return {k: obs[k] for k in keys}
+
+    def _connected(self) -> None:
+        if self._client is None:
+            try:
+                self._client = _connect(self.settings.url)
+            except Exception as exc:  # refused, reset, websockets' handshake errors
+                raise self._lost(exc) from None
+
+    def _lost(self, exc: BaseException) -> PolicyServerLost:
+        self._drop()
+        lost = _lost(self.settings.url, exc)
+        self.server_lost = str(lost)
+        return lost
+
+    def _memory_keys(self) -> dict[str, Any]:
+        if self.settings.memory == "paths":
+            return {MEMORY_PATHS_KEY: list(self._videos)}
+        if self.settings.memory == "none":
+            return {}
+        key = tuple(self._videos)
+        if key not in self._memory:  # a worker's tests share their scenario's videos
+            self._memory = {key: memory_frames(self._videos, self.settings.memory_frames,
+                                               self.settings.memory_size)}
+        return dict(self._memory[key])
+
+    def _infer(self, request: dict[str, Any]) -> Any:
+        import msgpack
+        from websockets.exceptions import ConnectionClosed
+
+        self._connected()
+        try:
+            self.calls += 1
+            return self._client.infer(request)
+        except RuntimeError as exc:  # the server sent its error as text
+            if "inference server" in str(exc):
+                message = str(exc).split("\n", 1)[-1].strip().splitlines()
+                raise RemotePolicyError(f"server policy: {message[-1] if message else exc}") \
+                    from None
+            raise
+        except (ConnectionClosed, OSError, EOFError) as exc:
+            raise self._lost(exc) from None
+        except (msgpack.exceptions.ExtraData, msgpack.exceptions.UnpackException, ValueError,
+                TypeError) as exc:
+            raise ProtocolError(f"protocol error: the reply is not openpi msgpack ({exc})") \
+                from None
+
+    def _drop(self) -> None:
+        if self._client is not None:
+            _close(self._client)
+        self._client = None
+
+    def close(self) -> None:
+        self._drop()
+
+
+def memory_frames(paths: list[str], k: int, size: int) -> dict[str, np.ndarray]:
+    """``memory/<camera>``: K evenly subsampled frames of each video, resized with padding to
+    size x size, uint8 (K, size, size, 3)."""
+    from openpi_client import image_tools
+
+    from recallbench.video.reader import VideoFrames, count_frames
+    from recallbench.video.sampling import subsample_indices
+
+    out = {}
+    for path in paths:
+        offered = subsample_indices(count_frames(path), k).tolist()
+        frames = np.stack(VideoFrames(path, offered, stamp=False).frames())
+        name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        out[f"memory/{name}"] = np.ascontiguousarray(image_tools.resize_with_pad(
+            frames, size, size))
+    return out
+

@@ -1,0 +1,107 @@
+"""A LeRobot ACT policy with random weights, built and saved by the test (no download), run
+through `recallbench scenemem --policy lerobot:FOLDER`; and its image features fed from the
+built-in world's cameras. Runs in .venv-lerobot (scripts/test.sh)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from support.policy_server import ENV, RECALLBENCH
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
+
+pytest.importorskip("lerobot")
+pytestmark = pytest.mark.lerobot
+
+
+def save_act(folder: Path, features: dict[str, tuple[str, tuple[int, ...]]],
+             action_dim: int) -> Path:
+    import torch
+    from lerobot.configs.types import FeatureType, PolicyFeature
+    from lerobot.policies.act.configuration_act import ACTConfig
+    from lerobot.policies.act.modeling_act import ACTPolicy
+
+    torch.manual_seed(0)
+    config = ACTConfig(
+        input_features={k: PolicyFeature(FeatureType[t], s) for k, (t, s) in features.items()},
+        output_features={"action": PolicyFeature(FeatureType.ACTION, (action_dim,))},
+        pretrained_backbone_weights=None, chunk_size=8, n_action_steps=4, dim_model=32,
+        n_heads=2, dim_feedforward=64, n_encoder_layers=1, n_decoder_layers=1, use_vae=False,
+        device="cpu")
+    ACTPolicy(config).save_pretrained(folder)
+    return folder
+
+
+def records(run_dir: Path) -> dict[str, dict]:
+    out = {}
+    for line in (run_dir / "runlog.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        rec.pop("wall_time")
+        out[rec["key"]] = rec
+    return out
+
+
+@pytest.mark.slow
+def test_an_act_checkpoint_runs_end_to_end_twice_with_identical_results(tmp_path):
+    folder = save_act(tmp_path / "act", {"observation.state": ("STATE", (3,)),
+                                         "observation.environment_state": ("ENV", (3,))}, 4)
+    obs_map = tmp_path / "map.json"
+    obs_map.write_text(json.dumps({"observation.state": ["base_pos"],
+                                   "observation.environment_state": "base_pos"}))
+    tests = [mini_test(f"t{i}", f"obj{i}", "cabinet" if i % 2 else "drawer") for i in range(4)]
+    mini_scenario(tmp_path / "data" / "combo_007_L3_S4_0001", tests, base_xy=(1.0, 0.5))
+    for name in ("a", "b"):
+        proc = subprocess.run(
+            [RECALLBENCH, "scenemem", "--data_dir", str(tmp_path / "data"), "--policy",
+             f"lerobot:{folder}", "--policy-arg", f"obs_map={obs_map}", "--max_steps", "12",
+             "--workers", "2", "--env_factory", MINI_FACTORY,
+             "--out", str(tmp_path / f"{name}.json")],
+            env=ENV, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+    a, b = records(tmp_path / "a_run"), records(tmp_path / "b_run")
+    assert a == b and len(a) == 4
+    assert all(r["error"] is None and r["steps"] == 12 for r in a.values()), a
+    moves = {json.dumps(r["trace"], sort_keys=True) for r in a.values()}
+    assert len(moves) > 1  # the policy's actions moved the robot differently per test
+    assert (tmp_path / "a.json").read_text() == (tmp_path / "b.json").read_text()
+    manifest = json.loads((tmp_path / "a_run" / "manifest.json").read_text())
+    assert manifest["policy"]["kind"] == "lerobot" and manifest["policy"]["type"] == "act"
+    assert manifest["policy_simulator_access"] is False
+
+
+@pytest.mark.slow
+def test_image_features_come_from_the_built_in_worlds_cameras(tmp_path):
+    from recallbench.agents.lerobot_policy import LeRobotPolicy
+    from recallbench.world.env import make_env
+
+    folder = save_act(tmp_path / "act", {
+        "observation.images.robot0_agentview_left": ("VISUAL", (3, 32, 32)),
+        "observation.state": ("STATE", (16,))}, 5)
+    env = make_env("RecallbenchKitchen", seed=0, cameras=["robot0_agentview_left"],
+                   camera_width=48, camera_height=48)
+    try:
+        env.reset()
+        policy = LeRobotPolicy(str(folder))
+        policy.reset("Show me where the bowl is placed.", [])
+        actions = [policy.get_action(env) for _ in range(3)]
+    finally:
+        env.close()
+    assert all(a.shape == (5,) and np.all(np.isfinite(a)) for a in actions)
+
+
+def test_a_bad_folder_or_map_is_one_line(tmp_path):
+    from recallbench.agents.lerobot_policy import check_lerobot
+
+    with pytest.raises(ValueError, match="no config.json there"):
+        check_lerobot(str(tmp_path), {})
+    folder = save_act(tmp_path / "act", {"observation.environment_state": ("ENV", (3,))}, 2)
+    bad = tmp_path / "map.json"
+    bad.write_text(json.dumps({"observation.wrist": "x"}))
+    with pytest.raises(ValueError, match=r"unknown feature\(s\) \['observation.wrist'\]"):
+        check_lerobot(str(folder), {"obs_map": str(bad)})
+    with pytest.raises(ValueError, match="device=tpu"):
+        check_lerobot(str(folder), {"device": "tpu"})
