@@ -57,6 +57,8 @@ def _handle(args: argparse.Namespace) -> int:
 
     from recallbench.audit.core import detect_benchmark, run_audit, write_report
 
+    if args.against:
+        return _leakage(args)
     suite = Path(args.suite)
     benchmark = detect_benchmark(suite)  # a wrong path fails here, before any work
     opts: dict[str, Any] = {}
@@ -87,4 +89,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--scoring", choices=SCORINGS, default="published",
                    help="FindingDory scoring definition (default published)")
     p.add_argument("--workers", type=int, default=None, help="SceneMem: worker processes")
+    p.add_argument("--against", action="append", default=[], metavar="DIR",
+                   help="instead of the agents: report every day of SUITE (a generated suite or "
+                   "an export) that is also a day of DIR (repeatable); exit 1 on any overlap")
     p.set_defaults(func=_handle)
+
+
+def _leakage(args: argparse.Namespace) -> int:
+    """``--against``: the leakage rule's overlaps (export.leakage), one line each."""
+    from recallbench.export.leakage import days_of, excluded_days, overlaps
+
+    days = days_of(args.suite, "SUITE")
+    found = overlaps(days, excluded_days(args.against, "--against"))
+    for o in found:
+        print(f"leak: {o.line()}")
+    print(f"{len(found)} of {len(days)} days of {args.suite} overlap "
+          f"{len(args.against)} folder(s) checked")
+    return 1 if found else 0

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.generate.fingerprint import scenemem_fingerprint
 from recallbench.generate.recorder import SCENEMEM_VIEWS
 from recallbench.generate.scenemem_day import AttemptFailed, Day
 from recallbench.io import write_json_atomic
@@ -289,7 +290,7 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
         if not tests:
             raise AttemptFailed(f"all {len(dropped)} probes failed verification")
         write_json_atomic(tmp / "eval_spec.json", {"scenario": name, "tests": tests})
-    return {
+    summary: dict[str, Any] = {
         "name": name, "index": index, "suite_seed": seed, "attempt": attempt,
         "layout": layout, "style": style, "kind": kind, "rooms": knobs.rooms,
         "objects": len(built.meta["objects"]), "seed": item_seed, "frames": frames,
@@ -300,6 +301,10 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
         "dropped_probes": len(dropped),
         "dropped": [{"test_id": d["test_id"], "reason": d["dropped"]} for d in dropped],
     }
+    objects = [str(o["name"]) for o in built.meta["objects"]]
+    tasks_json = json.loads((tmp / "videos" / "subtasks.json").read_text())["tasks"]
+    summary["fingerprint"] = scenemem_fingerprint(summary, objects, tasks_json)  # leakage key
+    return summary
 
 
 def _count(items: list[dict[str, Any]], key: str) -> dict[str, int]:

@@ -1,0 +1,145 @@
+"""``recallbench export``'s machinery, shared by every format: days as units of work on the one
+executor (local processes or Ray), shards, resume, the leakage check and ``export.json``.
+
+Each format registers, once, which benchmark's suites it reads, how one day is exported (in a
+worker), whether a day is done, and how the finished days become the dataset (``finish``, run by
+the process that sees every day done, as ``generate`` writes its index files). Shards write into
+the same folder (``--shard i/N`` picks days by name); the final run without ``--shard`` finds
+every day done and writes the dataset, so it is the same, byte for byte, as an unsharded export.
+``export.json`` records the format, its options, the source suite, every exported day's
+fingerprint and the suites it was checked against.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from recallbench.errors import InputError, UsageError
+from recallbench.executor import ExecutorSettings, Task, executor_for
+from recallbench.export.leakage import EXPORT_FILE, Day, days_of, excluded_days, refuse_overlap
+from recallbench.io import write_json_atomic
+from recallbench.versions import package_versions
+
+
+@dataclass(frozen=True)
+class Format:
+    benchmark: str  # the suites it reads ("findingdory", "scenemem"); "any" for both
+    module: str  # holds export_day(suite, out, day, options), day_done(out, day),
+    # finish(out, days, options) -> counts
+
+
+FORMATS: dict[str, Format] = {
+    "findingdory-sft": Format("findingdory", "recallbench.export.findingdory_sft"),
+    "lerobot": Format("any", "recallbench.export.lerobot_format"),
+}
+WORKER_HANDLER = "recallbench.export.runner:export_task"
+TIMINGS_FILE = "timings.jsonl"
+
+
+def _module(fmt: str) -> Any:
+    return importlib.import_module(FORMATS[fmt].module)
+
+
+def export_task(args: tuple[str, str, str, str, dict[str, Any]]) -> dict[str, Any]:
+    """The executor's task: one day; its failure is reported, never raised."""
+    fmt, suite, out, day, options = args
+    start = time.process_time()
+    try:
+        info = _module(fmt).export_day(Path(suite), Path(out), day, options)
+    except Exception as exc:  # reported per day; the export goes on
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc()}
+    return {"ok": True, "info": info, "cpu_seconds": time.process_time() - start}
+
+
+def suite_benchmark(suite: Path) -> str:
+    manifest = suite / "suite.json"
+    if not manifest.is_file():
+        raise InputError(suite, None, "not a generated suite (no suite.json)")
+    return str(json.loads(manifest.read_text()).get("benchmark"))
+
+
+def check_export_file(out: Path, record: dict[str, Any]) -> None:
+    """A rerun (or another shard) must ask for the same export: format, options, suite."""
+    path = out / EXPORT_FILE
+    if not path.is_file():
+        return
+    try:
+        old = json.loads(path.read_text())
+    except ValueError as exc:
+        raise InputError(path, None, f"malformed JSON: {exc}") from None
+    for key in ("format", "options", "suite"):
+        if old.get(key) != record[key]:
+            raise InputError(path, key, f"this export was made with {old.get(key)!r}; the "
+                             f"command asks for {record[key]!r} (use another --out)")
+
+
+def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, Any], *,
+               exclude: list[str] | None = None, execution: ExecutorSettings | None = None,
+               shard: Any = None, console: Console | None = None) -> int:
+    """Export (or finish exporting) a suite. 0 when every day is exported, 1 if a day failed."""
+    console = console or Console(stderr=True)
+    execution = execution or ExecutorSettings("local", 1)
+    if fmt not in FORMATS:
+        raise UsageError("--format", f"must be one of {sorted(FORMATS)}, got {fmt!r}")
+    suite_dir, out_dir = Path(suite).resolve(), Path(out).resolve()
+    benchmark = suite_benchmark(suite_dir)
+    if FORMATS[fmt].benchmark not in ("any", benchmark):
+        raise UsageError("--format", f"{fmt} reads {FORMATS[fmt].benchmark} suites; "
+                         f"{suite_dir} is a {benchmark} suite")
+    module = _module(fmt)  # a missing optional package fails here, before any work
+    days: list[Day] = days_of(suite_dir)
+    if not days:
+        raise InputError(suite_dir, None, "no complete day to export")
+    excluded = excluded_days(exclude or [])
+    refuse_overlap(days, excluded)  # before any work: nothing is written for a leaking export
+    record: dict[str, Any] = {"format": fmt, "options": options, "suite": str(suite_dir),
+                              "benchmark": benchmark}
+    check_export_file(out_dir, record)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    record.update({"checked_against": {path: len(d) for path, d in excluded.items()},
+                   "days": [{"name": name, "fingerprint": fp} for name, fp in days]})
+    if not (out_dir / EXPORT_FILE).is_file():
+        write_json_atomic(out_dir / EXPORT_FILE, {**record, "complete": False})
+    names = [name for name, _ in days]
+    pending = [d for d in names if not module.day_done(out_dir, d)
+               and (shard is None or shard.picks(d))]
+    errors: dict[str, str] = {}
+    if pending:
+        with executor_for(execution, WORKER_HANDLER) as executor:
+            for day in pending:
+                executor.submit(Task(day, (fmt, str(suite_dir), str(out_dir), day, options)))
+            for result in executor.results():
+                res = result.value or {"ok": False, "error": result.error}
+                if not res["ok"]:
+                    errors[result.key] = res["error"]
+                    continue
+                with (out_dir / TIMINGS_FILE).open("a") as f:  # bench reads the CPU time
+                    f.write(json.dumps({"day": result.key, "cpu_seconds": res["cpu_seconds"],
+                                        "wall_seconds": result.wall_time}) + "\n")
+    done = [d for d in names if module.day_done(out_dir, d)]
+    for day, msg in sorted(errors.items()):
+        console.print(f"[red]error[/red] day {day}: {msg}", highlight=False, soft_wrap=True)
+    if len(done) < len(names):
+        if shard is not None and not errors:
+            console.print(f"shard {shard}: {len(pending)} days exported; run without --shard "
+                          "when every shard is done to write the dataset", highlight=False)
+            return 0
+        console.print(f"[yellow]warning[/yellow]: {len(names) - len(done)} of {len(names)} "
+                      "days not exported; rerun to retry them", highlight=False)
+        return 1
+    counts = module.finish(out_dir, names, options)
+    write_json_atomic(out_dir / EXPORT_FILE, {**record, "complete": True, "counts": counts,
+                                              "packages": package_versions()})
+    console.print(f"{len(names)} days exported to {out_dir} ({fmt}): {counts}",
+                  highlight=False)
+    return 1 if errors else 0
+
