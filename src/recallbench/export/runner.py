@@ -82,6 +82,11 @@ def check_export_file(out: Path, record: dict[str, Any]) -> None:
                              f"command asks for {record[key]!r} (use another --out)")
 
 
+def _complete(out: Path) -> bool:
+    path = out / EXPORT_FILE
+    return path.is_file() and bool(json.loads(path.read_text()).get("complete"))
+
+
 def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, Any], *,
                exclude: list[str] | None = None, execution: ExecutorSettings | None = None,
                shard: Any = None, console: Console | None = None) -> int:
@@ -105,6 +110,9 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
                               "benchmark": benchmark}
     check_export_file(out_dir, record)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if _complete(out_dir):
+        console.print(f"{out_dir}: already exported ({fmt})", highlight=False)
+        return 0
     record.update({"checked_against": {path: len(d) for path, d in excluded.items()},
                    "days": [{"name": name, "fingerprint": fp} for name, fp in days]})
     if not (out_dir / EXPORT_FILE).is_file():

@@ -5,6 +5,8 @@ One scenario folder ``combo_<id>_L<layout>_S<style>_<seed>/``:
 
 - ``videos/{robot0_agentview_left,robot0_agentview_right,robot0_eye_in_hand}.mp4`` (20 fps,
   H.264, short GOP) and ``videos/subtasks.json`` (each task's frame segment and instruction);
+  ``videos/trajectory.npz``: per frame, the 12-dim action that led to it and the robot's state
+  (``recorder.STATE_KEYS``; scenarios generated before it was recorded lack it);
 - ``eval_spec.json``: the probes that passed verification (``find_target``: objects the robot
   put into a fixture with a door; ``find_distractor``: objects that sat in such a fixture all
   along);
@@ -31,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from recallbench.generate.fingerprint import scenemem_fingerprint
-from recallbench.generate.recorder import SCENEMEM_VIEWS
+from recallbench.generate.recorder import SCENEMEM_VIEWS, TRAJECTORY_FILE
 from recallbench.generate.scenemem_day import AttemptFailed, Day
 from recallbench.io import write_json_atomic
 
@@ -279,6 +281,7 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
             "events": rec.events,  # every skill (navigate included) as it ended
         })
         np.save(tmp / "videos" / "base_poses.npy", np.round(rec.pose_array(), 6))
+        rec.save_trajectory(tmp / "videos" / TRAJECTORY_FILE)  # for LeRobot exports
         _write_env(env, tmp, layout, style, knobs, index, seed)
     finally:
         env.close()
