@@ -153,3 +153,57 @@ def test_generate_records_the_exports_it_was_checked_against(
     checked = json.loads((again / "suite.json").read_text())["checked_against"]
     assert checked[str(export.resolve())]["days"] == 1
     assert "identical day" in checked[str(export.resolve())]["overlaps"][0]
+
+
+def test_a_batch_of_rows_goes_through_a_chat_formatting_step(findingdory_generated_suite: Path,
+                                                              tmp_path: Path) -> None:
+    from recallbench.export.findingdory_sft import chat_messages
+
+    out = tmp_path / "sft"
+    assert _export(findingdory_generated_suite, out, "--frames", str(K)) == 0
+    rows = datasets.load_dataset(str(out), split="train")
+    # what a trainer's collate does: a batch of rows -> chat messages per row
+    chats = rows.with_transform(lambda b: {"chat": [
+        chat_messages({k: b[k][i] for k in b}, out) for i in range(len(b["id"]))]})
+    batch = chats[:4]["chat"]
+    assert len(batch) == 4
+    for chat, row in zip(batch, rows.select(range(4)), strict=True):
+        user, assistant = chat
+        video = Path(user["content"][0]["video"])
+        with av.open(str(video)) as c:
+            assert c.streams.video[0].frames == K
+        assert user["content"][1]["text"] == row["question"]
+        assert parse_answer_lists(assistant["content"][0]["text"]) is not None
+
+
+@pytest.fixture(scope="module")
+def two_day_suite(tmp_path_factory) -> Path:
+    from conftest import GENERATE
+
+    out = tmp_path_factory.mktemp("fd2") / "suite"
+    args = [a if a != "1" or i != GENERATE.index("--n") + 1 else "2"
+            for i, a in enumerate(GENERATE)]
+    assert main([*args, "--out", str(out)]) == 0
+    return out
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "timings.jsonl"}
+
+
+@pytest.mark.slow
+def test_shards_into_one_folder_give_the_unsharded_export_byte_for_byte(
+        two_day_suite: Path, tmp_path: Path) -> None:
+    whole, sharded = tmp_path / "whole", tmp_path / "sharded"
+    assert _export(two_day_suite, whole, "--frames", str(K), "--val-fraction", "0.5") == 0
+    for i in (1, 2):
+        assert _export(two_day_suite, sharded, "--frames", str(K), "--val-fraction", "0.5",
+                       "--shard", f"{i}/2") == 0
+    assert not (sharded / "data").exists()  # the dataset is written once every day is done
+    assert _export(two_day_suite, sharded, "--frames", str(K), "--val-fraction", "0.5") == 0
+    a, b = _files(whole), _files(sharded)
+    assert sorted(a) == sorted(b) and len([k for k in a if k.startswith("videos/")]) == 2
+    assert [k for k in a if a[k] != b[k]] == []
+    # another shard asking for other options is refused, naming the field
+    assert _export(two_day_suite, sharded, "--frames", "12", "--shard", "1/2") == 2

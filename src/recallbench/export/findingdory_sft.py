@@ -158,3 +158,14 @@ def dataset_card(counts: dict[str, int], options: dict[str, Any]) -> str:
             f"Videos hold {frames} of each day, stamped with the frame index and time of day; "
             "`answer` is the list of valid frame lists (indices into the exported video), "
             "read with `ast.literal_eval`. `export.json` records the source days' fingerprints.\n")
+
+
+def chat_messages(row: dict[str, Any], root: str | Path) -> list[dict[str, Any]]:
+    """One row as the chat a VLM trainer formats (Qwen2.5-VL style: the video first, then the
+    question; the answer as the assistant's turn). The video path is resolved under ``root``."""
+    video = (Path(root) / row["video"]).as_posix()
+    return [
+        {"role": "user", "content": [{"type": "video", "video": video},
+                                     {"type": "text", "text": row["question"]}]},
+        {"role": "assistant", "content": [{"type": "text", "text": row["answer"]}]},
+    ]

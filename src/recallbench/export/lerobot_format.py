@@ -28,7 +28,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -252,16 +255,33 @@ def _source(suite_dir: Path, day: str) -> tuple[str, Path]:
 
 def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
                ) -> dict[str, Any]:
-    benchmark, source = _source(suite_dir, day)
     part = out_dir / PARTS / day
     tmp = out_dir / PARTS / f".{day}.partial"
-    run = _scenemem_export if benchmark == "scenemem" else _findingdory_export
-    info = run(source, tmp, options)
-    (tmp / "recallbench_part.json").write_text(json.dumps(info, sort_keys=True))
+    if os.environ.get("PYTHONHASHSEED") == "0":
+        write_part(suite_dir, day, tmp, options)
+    else:
+        # LeRobot lists an episode's tasks through set(), whose order (and so each task_index)
+        # follows the process's string hash seed: a part is written where that seed is fixed,
+        # so every worker and shard writes the same bytes
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        args = json.dumps([str(suite_dir), day, str(tmp), options])
+        done = subprocess.run([sys.executable, "-m", __name__, args], env=env,
+                              capture_output=True, text=True)
+        if done.returncode:
+            lines = done.stderr.strip().splitlines() or ["no output"]
+            raise RuntimeError(f"day {day}: {lines[-1]}")
+    info = json.loads((tmp / "recallbench_part.json").read_text())
     if part.exists():
         shutil.rmtree(part)
     tmp.rename(part)  # complete: appears atomically
     return info
+
+
+def write_part(suite_dir: Path, day: str, tmp: Path, options: dict[str, Any]) -> None:
+    benchmark, source = _source(Path(suite_dir), day)
+    run = _scenemem_export if benchmark == "scenemem" else _findingdory_export
+    info = run(source, Path(tmp), options)
+    (Path(tmp) / "recallbench_part.json").write_text(json.dumps(info, sort_keys=True))
 
 
 def day_done(out_dir: Path, day: str) -> bool:
@@ -310,3 +330,8 @@ def _day_episodes(days: list[str], infos: list[dict[str, Any]]) -> Iterator[tupl
     for day, info in zip(days, infos, strict=True):
         yield day, episode
         episode += 1 + sum("dropped" not in p for p in info["probes"])
+
+
+if __name__ == "__main__":  # one day's part, in a process with a fixed hash seed (export_day)
+    suite_arg, day_arg, tmp_arg, options_arg = json.loads(sys.argv[1])
+    write_part(Path(suite_arg), day_arg, Path(tmp_arg), options_arg)

@@ -136,11 +136,13 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
     done = [d for d in names if module.day_done(out_dir, d)]
     for day, msg in sorted(errors.items()):
         console.print(f"[red]error[/red] day {day}: {msg}", highlight=False, soft_wrap=True)
+    if shard is not None:  # only the run without --shard writes the dataset: shards may
+        # finish at the same moment, and the dataset is written once
+        console.print(f"shard {shard}: {len(pending) - len(errors)} of {len(pending)} days "
+                      "exported; when every shard is done, run without --shard to write the "
+                      "dataset", highlight=False)
+        return 1 if errors else 0
     if len(done) < len(names):
-        if shard is not None and not errors:
-            console.print(f"shard {shard}: {len(pending)} days exported; run without --shard "
-                          "when every shard is done to write the dataset", highlight=False)
-            return 0
         console.print(f"[yellow]warning[/yellow]: {len(names) - len(done)} of {len(names)} "
                       "days not exported; rerun to retry them", highlight=False)
         return 1
