@@ -63,7 +63,7 @@ def test_rows_load_answers_parse_back_and_videos_hold_k_stamped_frames(
         ep_dir = suite.episode_dir(rows[0]["episode"])
         times = load_episode(ep_dir).times
         source = VideoFrames(ep_dir / "video.mp4", offered, stamp=False).frames()
-        for p in (0, K // 2, K - 1):
+        for p in range(K):  # every frame: the stamp of its position and time of day
             right = stamp_frame(source[p], p, times[offered[p]])
             wrong = stamp_frame(source[p], p + 1, times[offered[p]])
             h = frames[p].shape[0] // 4  # the stamp's corner

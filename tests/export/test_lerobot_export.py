@@ -140,3 +140,17 @@ def test_shards_give_the_unsharded_dataset(tmp_path: Path) -> None:
         else:
             assert (whole / rel).read_bytes() == (sharded / rel).read_bytes(), rel
     assert _load(whole).meta.total_episodes == 2
+
+
+def test_a_scenemem_suite_without_recorded_actions_is_refused_before_work(
+        scenemem_suite: Path, tmp_path: Path, capsys) -> None:
+    import shutil
+
+    old = tmp_path / "old_suite"  # as generated before states and actions were recorded
+    shutil.copytree(scenemem_suite, old)
+    for traj in old.glob("combo_*/videos/trajectory.npz"):
+        traj.unlink()
+    assert _export(old, tmp_path / "lr") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "trajectory.npz" in err and "regenerate" in err
+    assert not (tmp_path / "lr").exists()

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.errors import UsageError
+from recallbench.errors import InputError, UsageError
 
 PARTS = "parts"
 MEMORY_FILE = "meta/recallbench_memory.json"
@@ -282,6 +282,17 @@ def write_part(suite_dir: Path, day: str, tmp: Path, options: dict[str, Any]) ->
     run = _scenemem_export if benchmark == "scenemem" else _findingdory_export
     info = run(source, Path(tmp), options)
     (Path(tmp) / "recallbench_part.json").write_text(json.dumps(info, sort_keys=True))
+
+
+def check_suite(suite_dir: Path, days: list[str]) -> None:
+    """SceneMem days need the states and actions the generator records since this version."""
+    for day in days:
+        benchmark, source = _source(suite_dir, day)
+        traj = source / "videos" / "trajectory.npz"
+        if benchmark == "scenemem" and not traj.is_file():
+            raise InputError(traj, None, "missing: this scenario was generated before "
+                             "recallbench recorded per-frame states and actions (regenerate "
+                             "the suite with the same seed to export it)")
 
 
 def day_done(out_dir: Path, day: str) -> bool:

@@ -104,6 +104,9 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
     days: list[Day] = days_of(suite_dir)
     if not days:
         raise InputError(suite_dir, None, "no complete day to export")
+    check = getattr(module, "check_suite", None)
+    if check is not None:  # what a format cannot export is refused before any work
+        check(suite_dir, [name for name, _ in days])
     excluded = excluded_days(exclude or [])
     refuse_overlap(days, excluded)  # before any work: nothing is written for a leaking export
     record: dict[str, Any] = {"format": fmt, "options": options, "suite": str(suite_dir),
