@@ -9,6 +9,7 @@ with the head camera.
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -83,10 +84,15 @@ class FrameRecorder:
         return np.array(self.poses, dtype=float).reshape(-1, 3)
 
     def save_trajectory(self, path: str | Path) -> None:
-        """Per frame: the action that led to it and the robot's state in it (float32)."""
-        np.savez(path, action=np.array(self.actions, dtype=np.float32).reshape(-1, 12),
-                 state=np.array(self.states, dtype=np.float32),
-                 state_names=np.array(self.state_names, dtype=str))
+        """Per frame: the action that led to it and the robot's state in it (float32), as an
+        ``np.load``-able .npz whose bytes depend on the day only (np.savez stamps the clock)."""
+        arrays = {"action": np.array(self.actions, dtype=np.float32).reshape(-1, 12),
+                  "state": np.array(self.states, dtype=np.float32),
+                  "state_names": np.array(self.state_names, dtype=str)}
+        with zipfile.ZipFile(path, "w") as z:
+            for name, array in arrays.items():
+                with z.open(zipfile.ZipInfo(f"{name}.npy", (1980, 1, 1, 0, 0, 0)), "w") as f:
+                    np.lib.format.write_array(f, array, allow_pickle=False)
 
     def close(self) -> None:
         for w in self.writers.values():
