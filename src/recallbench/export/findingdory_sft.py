@@ -20,6 +20,7 @@ the same bytes as an unsharded export.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,14 @@ import numpy as np
 from recallbench.benchmarks.findingdory.annotations import load_episode
 from recallbench.benchmarks.findingdory.data import load_suite
 from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.errors import UsageError
 from recallbench.generate.findingdory import subsample_answer
 from recallbench.io import write_json_atomic
 from recallbench.video.sampling import subsample_indices
+
+if importlib.util.find_spec("datasets") is None:  # refused before any work, not at the end
+    raise UsageError("--format", "findingdory-sft writes with HF datasets, which is not "
+                     "installed: pip install 'recallbench[export]'")
 
 COLUMNS = ("id", "episode", "video", "question", "answer", "category", "template")
 ROWS_DIR = "rows"

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings, Task, executor_for
@@ -124,11 +126,15 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
     pending = [d for d in names if not module.day_done(out_dir, d)
                and (shard is None or shard.picks(d))]
     errors: dict[str, str] = {}
+    progress = Progress(TextColumn(f"export {fmt}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console)
     if pending:
-        with executor_for(execution, WORKER_HANDLER) as executor:
+        with progress, executor_for(execution, WORKER_HANDLER) as executor:
+            bar = progress.add_task("days", total=len(pending))
             for day in pending:
                 executor.submit(Task(day, (fmt, str(suite_dir), str(out_dir), day, options)))
             for result in executor.results():
+                progress.update(bar, advance=1)
                 res = result.value or {"ok": False, "error": result.error}
                 if not res["ok"]:
                     errors[result.key] = res["error"]
@@ -138,7 +144,8 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
                                         "wall_seconds": result.wall_time}) + "\n")
     done = [d for d in names if module.day_done(out_dir, d)]
     for day, msg in sorted(errors.items()):
-        console.print(f"[red]error[/red] day {day}: {msg}", highlight=False, soft_wrap=True)
+        console.print(f"[red]error[/red] day {day}: {escape(msg)}", highlight=False,
+                      soft_wrap=True)
     if shard is not None:  # only the run without --shard writes the dataset: shards may
         # finish at the same moment, and the dataset is written once
         console.print(f"shard {shard}: {len(pending) - len(errors)} of {len(pending)} days "
