@@ -207,3 +207,21 @@ def test_shards_into_one_folder_give_the_unsharded_export_byte_for_byte(
     assert [k for k in a if a[k] != b[k]] == []
     # another shard asking for other options is refused, naming the field
     assert _export(two_day_suite, sharded, "--frames", "12", "--shard", "1/2") == 2
+
+
+def test_a_day_that_fails_is_counted_and_a_rerun_finishes_it(findingdory_generated_suite: Path,
+                                                             tmp_path: Path, capsys) -> None:
+    suite = tmp_path / "suite"
+    shutil.copytree(findingdory_generated_suite, suite)
+    video = suite / "episodes" / "ep_0" / "video.mp4"
+    good = video.read_bytes()
+    video.write_bytes(good[: len(good) // 3])  # a truncated video: frames missing
+    out = tmp_path / "sft"
+    assert _export(suite, out) == 1
+    err = capsys.readouterr().err
+    assert "error day ep_0" in err and "1 of 1 days not exported" in err
+    assert not (out / "data").exists() and not json.loads((out / "export.json").read_text())[
+        "complete"]
+    video.write_bytes(good)
+    assert _export(suite, out) == 0
+    assert len(datasets.load_dataset(str(out), split="train")) == len(load_suite(suite).cases)
