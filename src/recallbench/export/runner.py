@@ -84,9 +84,13 @@ def check_export_file(out: Path, record: dict[str, Any]) -> None:
                              f"command asks for {record[key]!r} (use another --out)")
 
 
-def _complete(out: Path) -> bool:
+def _complete(out: Path, names: list[str]) -> bool:
+    """Already exported, with these very days (a suite that grew is exported again)."""
     path = out / EXPORT_FILE
-    return path.is_file() and bool(json.loads(path.read_text()).get("complete"))
+    if not path.is_file():
+        return False
+    old = json.loads(path.read_text())
+    return bool(old.get("complete")) and [d.get("name") for d in old.get("days", [])] == names
 
 
 def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, Any], *,
@@ -115,14 +119,13 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
                               "benchmark": benchmark}
     check_export_file(out_dir, record)
     out_dir.mkdir(parents=True, exist_ok=True)
-    if _complete(out_dir):
+    names = [name for name, _ in days]
+    if _complete(out_dir, names):
         console.print(f"{out_dir}: already exported ({fmt})", highlight=False)
         return 0
     record.update({"checked_against": {path: len(d) for path, d in excluded.items()},
                    "days": [{"name": name, "fingerprint": fp} for name, fp in days]})
-    if not (out_dir / EXPORT_FILE).is_file():
-        write_json_atomic(out_dir / EXPORT_FILE, {**record, "complete": False})
-    names = [name for name, _ in days]
+    write_json_atomic(out_dir / EXPORT_FILE, {**record, "complete": False})
     pending = [d for d in names if not module.day_done(out_dir, d)
                and (shard is None or shard.picks(d))]
     errors: dict[str, str] = {}
@@ -139,7 +142,7 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
                 if not res["ok"]:
                     errors[result.key] = res["error"]
                     continue
-                with (out_dir / TIMINGS_FILE).open("a") as f:  # bench reads the CPU time
+                with (out_dir / TIMINGS_FILE).open("a") as f:  # per-day cost, for sizing runs
                     f.write(json.dumps({"day": result.key, "cpu_seconds": res["cpu_seconds"],
                                         "wall_seconds": result.wall_time}) + "\n")
     done = [d for d in names if module.day_done(out_dir, d)]
