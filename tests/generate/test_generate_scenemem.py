@@ -27,8 +27,8 @@ from recallbench.video.reader import count_frames
 ARGS = ["--n", "2", "--seed", "5", "--tasks", "2", "--pick-place", "2", "--size", "48",
         "--no-camera-obs", "--workers", "2"]
 DETERMINISTIC = ("eval_spec.json", "generation.json", "videos/subtasks.json",
-                 "videos/base_poses.npy", "env/unified_model.xml", "env/env_args.json",
-                 "env/ep_meta.json", "env/start_state.npy")
+                 "videos/base_poses.npy", "videos/trajectory.npz", "env/unified_model.xml",
+                 "env/env_args.json", "env/ep_meta.json", "env/start_state.npy")
 PRIVILEGED = "recallbench.agents.hierarchical:HierarchicalPrivileged"
 DO_NOTHING = "recallbench.agents.scenemem_baselines:DoNothingPolicy"
 

@@ -16,7 +16,7 @@ LAYERS: list[set[str]] = [
     {"benchmarks"},
     {"agents"},
     {"generate"},
-    {"run"},
+    {"run", "export"},
     {"report", "audit"},
     {"cli", "__main__"},
 ]

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "recallbench.cli.scenemem",
     "recallbench.cli.findingdory",
     "recallbench.cli.generate",
+    "recallbench.cli.export",
     "recallbench.cli.world",
     "recallbench.cli.run",
     "recallbench.cli.merge",

@@ -83,6 +83,8 @@ def _handle(args: argparse.Namespace) -> int:
 
     from recallbench.audit.core import detect_benchmark, run_audit, write_report
 
+    if args.against:
+        return _leakage(args)
     if args.out:
         from recallbench.cli.outputs import check_output_folder
 
@@ -125,4 +127,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="FindingDory scoring definition (default published)")
     p.add_argument("--workers", type=int, default=None, help="SceneMem: worker processes")
     add_format_option(p)
+    p.add_argument("--against", action="append", default=[], metavar="DIR",
+                   help="instead of the agents: report every day of SUITE (a generated suite or "
+                   "an export) that is also a day of DIR (repeatable); exit 1 on any overlap")
     p.set_defaults(func=_handle)
+
+
+def _leakage(args: argparse.Namespace) -> int:
+    """``--against``: the leakage rule's overlaps (export.leakage), one line each."""
+    from recallbench.export.leakage import days_of, excluded_days, overlaps
+
+    days = days_of(args.suite, "SUITE")
+    found = overlaps(days, excluded_days(args.against, "--against"))
+    for o in found:
+        print(f"leak: {o.line()}")
+    print(f"{len(found)} of {len(days)} days of {args.suite} overlap "
+          f"{len(args.against)} folder(s) checked")
+    return 1 if found else 0

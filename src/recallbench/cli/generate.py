@@ -26,6 +26,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-audit", action="store_true",
                    help="do not audit the suite afterwards (run `recallbench audit OUT` later); "
                    "a suite too small for the audit to judge is never audited here")
+    p.add_argument("--exclude", action="append", default=[], metavar="DIR",
+                   help="a training export (or suite) no day of this suite may overlap; "
+                   "checked after generation and recorded in suite.json (repeatable)")
     from recallbench.cli.execution import add_execution_options
 
     add_execution_options(p)
@@ -95,9 +98,10 @@ def _scenemem(args: argparse.Namespace) -> int:
             verify=not args.no_verify)
     except ValueError as exc:
         return _fail(str(exc))
+    excluded = _excluded(args)
     status = run_suite("scenemem", args.out, args.n, args.seed, knobs.to_dict(),
                        args.workers or os.cpu_count() or 1, **_execution(args))
-    return audit_suite(args.out, status, skip=args.no_audit)
+    return check_leakage(args.out, excluded, audit_suite(args.out, status, skip=args.no_audit))
 
 
 def _strip(args: argparse.Namespace) -> int:
@@ -133,15 +137,50 @@ def _findingdory(args: argparse.Namespace) -> int:
         knobs = FindingDoryKnobs(**{k: v for k, v in given.items() if v is not None})
     except ValueError as exc:
         return _fail(str(exc))
+    excluded = _excluded(args)
     status = run_suite("findingdory", args.out, args.n, args.seed, knobs.to_dict(),
                        args.workers or os.cpu_count() or 1, **_execution(args))
-    return audit_suite(args.out, status, skip=args.no_audit)
+    return check_leakage(args.out, excluded, audit_suite(args.out, status, skip=args.no_audit))
 
 
 def _execution(args: argparse.Namespace) -> dict:
     from recallbench.cli.execution import execution_settings, shard_of
 
     return {"execution": execution_settings(args, args.workers), "shard": shard_of(args)}
+
+
+def _excluded(args: argparse.Namespace) -> dict:
+    """The training exports' days, read before any generation (a bad folder is one line)."""
+    from recallbench.export.leakage import excluded_days
+
+    return excluded_days(args.exclude)
+
+
+def check_leakage(out: str, excluded: dict, status: int) -> int:
+    """Record in suite.json which training exports the suite was checked against, and with
+    what result; a day that overlaps one is an error line and exit status 1."""
+    import json
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from recallbench.export.leakage import days_of, overlaps
+    from recallbench.generate.suite import SUITE_FILE
+    from recallbench.io import write_json_atomic
+
+    path = Path(out).resolve() / SUITE_FILE
+    if not excluded or not path.is_file():
+        return status
+    found = overlaps(days_of(path.parent), excluded)
+    manifest = json.loads(path.read_text())
+    manifest["checked_against"] = {
+        where: {"days": len(days), "overlaps": [o.line() for o in found if o.suite == where]}
+        for where, days in excluded.items()}
+    write_json_atomic(path, manifest)
+    console = Console(stderr=True)
+    for o in found:
+        console.print(f"[red]leakage[/red]: {o.line()}", highlight=False, soft_wrap=True)
+    return 1 if found else status
 
 
 def audit_suite(out: str, status: int, skip: bool = False) -> int:

@@ -168,6 +168,7 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
     select_backend()
     from recallbench.benchmarks.findingdory.annotations import save_episode
     from recallbench.benchmarks.findingdory.ground_truth import annotate_day
+    from recallbench.generate.fingerprint import findingdory_fingerprint
     from recallbench.io import write_json_atomic
     from recallbench.world.io import save_world
 
@@ -186,24 +187,24 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
     write_json_atomic(work / "qa.json", rows, indent=None)
     write_json_atomic(work / f"qa_{knobs.subsample}.json", rows_sub, indent=None)
     errors = home.pop("failed")
-    write_json_atomic(
-        work / "episode.json",
-        {
-            "ep_id": ep_id,
-            "seed": seed,
-            "index": index,
-            "knobs": knobs.to_dict(),
-            "world": home,
-            "failed_homes": errors,
-            "num_frames": ann.num_frames,
-            "num_questions": len(rows),
-            "renders": {
-                "rgb": day.rgb_renders,
-                "segmentation": len({p.tobytes() for p in ann.pose}),
-            },
-            **day.to_dict(),
+    episode = {
+        "ep_id": ep_id,
+        "seed": seed,
+        "index": index,
+        "knobs": knobs.to_dict(),
+        "world": home,
+        "failed_homes": errors,
+        "num_frames": ann.num_frames,
+        "num_questions": len(rows),
+        "renders": {
+            "rgb": day.rgb_renders,
+            "segmentation": len({p.tobytes() for p in ann.pose}),
         },
-    )
+        **day.to_dict(),
+    }
+    entities = json.loads((work / "entities.json").read_text())
+    episode["fingerprint"] = findingdory_fingerprint(episode, entities)  # the leakage key
+    write_json_atomic(work / "episode.json", episode)
     if final.exists():
         shutil.rmtree(final)
     work.rename(final)

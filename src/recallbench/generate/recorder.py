@@ -1,5 +1,5 @@
 """The frame recorder: after every control step, render the requested cameras into H.264 videos
-(one per camera) and keep the base pose of that frame.
+(one per camera) and keep the base pose, the robot's state and the action of that frame.
 
 It renders through the env's own ``Renders`` (shadows off) into preallocated buffers, and
 encodes with ``video.writer.VideoWriter`` (short GOP, so frames can be sought quickly). The
@@ -9,6 +9,7 @@ with the head camera.
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -19,6 +20,10 @@ import numpy as np
 from recallbench.video.writer import VideoWriter
 
 SCENEMEM_VIEWS = ("robot0_agentview_left", "robot0_agentview_right", "robot0_eye_in_hand")
+# The state a demonstration records per frame (``videos/trajectory.npz``), in this order.
+STATE_KEYS = ("robot0_base_pose", "robot0_base_to_eef_pos", "robot0_arm_qpos",
+              "robot0_gripper_qpos")
+TRAJECTORY_FILE = "trajectory.npz"
 
 
 class FrameRecorder:
@@ -48,6 +53,9 @@ class FrameRecorder:
         self._buffers = {c: np.empty((h, w, 3), np.uint8) for c, (w, h) in self.sizes.items()}
         self.poses: list[np.ndarray] = []
         self.events: list[dict[str, Any]] = []
+        self.actions: list[np.ndarray] = []  # the 12-dim action that led to each frame
+        self.states: list[np.ndarray] = []  # STATE_KEYS at each frame
+        self.state_names: list[str] = []
 
     @property
     def frames(self) -> int:
@@ -60,6 +68,13 @@ class FrameRecorder:
             img = env.renders.rgb(env.data, cam, w, h, out=self._buffers[cam])
             self.writers[cam].write(img)
         self.poses.append(np.asarray(env.base_pose(), dtype=float).copy())
+        action = getattr(env, "last_action", None)
+        self.actions.append(np.zeros(12) if action is None else np.asarray(action).copy())
+        state = env.proprio()
+        if not self.state_names:
+            self.state_names = [f"{k}_{i}" for k in STATE_KEYS for i in range(len(state[k]))]
+        self.states.append(np.concatenate([np.asarray(state[k], dtype=float)
+                                           for k in STATE_KEYS]))
 
     def note(self, event: str, **fields: Any) -> None:
         """Mark something that happened at the current frame (the last one captured)."""
@@ -67,6 +82,17 @@ class FrameRecorder:
 
     def pose_array(self) -> np.ndarray:
         return np.array(self.poses, dtype=float).reshape(-1, 3)
+
+    def save_trajectory(self, path: str | Path) -> None:
+        """Per frame: the action that led to it and the robot's state in it (float32), as an
+        ``np.load``-able .npz whose bytes depend on the day only (np.savez stamps the clock)."""
+        arrays = {"action": np.array(self.actions, dtype=np.float32).reshape(-1, 12),
+                  "state": np.array(self.states, dtype=np.float32),
+                  "state_names": np.array(self.state_names, dtype=str)}
+        with zipfile.ZipFile(path, "w") as z:
+            for name, array in arrays.items():
+                with z.open(zipfile.ZipInfo(f"{name}.npy", (1980, 1, 1, 0, 0, 0)), "w") as f:
+                    np.lib.format.write_array(f, array, allow_pickle=False)
 
     def close(self) -> None:
         for w in self.writers.values():

@@ -62,9 +62,12 @@ def _scenemem_describe(manifest: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------------------- findingdory
 def _episode_summary(path: Path, index: int) -> Summary:
+    from recallbench.generate.fingerprint import findingdory_episode_fingerprint
+
     meta = json.loads((path / "episode.json").read_text())
     return {"index": index, "name": path.name, "frames": meta.get("num_frames"),
-            "questions": meta.get("num_questions"), "world": meta.get("world")}
+            "questions": meta.get("num_questions"), "world": meta.get("world"),
+            "fingerprint": findingdory_episode_fingerprint(path)}
 
 
 def _findingdory_item(out_dir: Path, index: int, seed: int, knobs: dict[str, Any]) -> Summary:

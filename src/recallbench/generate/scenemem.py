@@ -5,6 +5,8 @@ One scenario folder ``combo_<id>_L<layout>_S<style>_<seed>/``:
 
 - ``videos/{robot0_agentview_left,robot0_agentview_right,robot0_eye_in_hand}.mp4`` (20 fps,
   H.264, short GOP) and ``videos/subtasks.json`` (each task's frame segment and instruction);
+  ``videos/trajectory.npz``: per frame, the 12-dim action that led to it and the robot's state
+  (``recorder.STATE_KEYS``; scenarios generated before it was recorded lack it);
 - ``eval_spec.json``: the probes that passed verification (``find_target``: objects the robot
   put into a fixture with a door; ``find_distractor``: objects that sat in such a fixture all
   along);
@@ -30,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.generate.recorder import SCENEMEM_VIEWS
+from recallbench.generate.fingerprint import scenemem_fingerprint
+from recallbench.generate.recorder import SCENEMEM_VIEWS, TRAJECTORY_FILE
 from recallbench.generate.scenemem_day import AttemptFailed, Day
 from recallbench.io import write_json_atomic
 
@@ -278,6 +281,7 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
             "events": rec.events,  # every skill (navigate included) as it ended
         })
         np.save(tmp / "videos" / "base_poses.npy", np.round(rec.pose_array(), 6))
+        rec.save_trajectory(tmp / "videos" / TRAJECTORY_FILE)  # for LeRobot exports
         _write_env(env, tmp, layout, style, knobs, index, seed)
     finally:
         env.close()
@@ -289,7 +293,7 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
         if not tests:
             raise AttemptFailed(f"all {len(dropped)} probes failed verification")
         write_json_atomic(tmp / "eval_spec.json", {"scenario": name, "tests": tests})
-    return {
+    summary: dict[str, Any] = {
         "name": name, "index": index, "suite_seed": seed, "attempt": attempt,
         "layout": layout, "style": style, "kind": kind, "rooms": knobs.rooms,
         "objects": len(built.meta["objects"]), "seed": item_seed, "frames": frames,
@@ -300,6 +304,10 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
         "dropped_probes": len(dropped),
         "dropped": [{"test_id": d["test_id"], "reason": d["dropped"]} for d in dropped],
     }
+    objects = [str(o["name"]) for o in built.meta["objects"]]
+    tasks_json = json.loads((tmp / "videos" / "subtasks.json").read_text())["tasks"]
+    summary["fingerprint"] = scenemem_fingerprint(summary, objects, tasks_json)  # leakage key
+    return summary
 
 
 def _count(items: list[dict[str, Any]], key: str) -> dict[str, int]:

@@ -244,7 +244,7 @@ class HomeEnv(gym.Env):
             raise ValueError(f"action must have shape ({self.action_dim},), got {a.shape}")
         if not np.all(np.isfinite(a)):
             raise ValueError("action contains NaN or inf")
-        a = np.clip(a, -1.0, 1.0)
+        a = self.last_action = np.clip(a, -1.0, 1.0)  # a recorder stores it (demonstrations)
         d = self.data
         t = self._targets
         t[0:3] += a[0:3] * self.arm_step
@@ -400,11 +400,15 @@ class HomeEnv(gym.Env):
     def _get_observations(self, force_update: bool = False) -> dict[str, np.ndarray]:
         """robosuite-style observation dict (``force_update`` accepted for API parity; every
         call reads the current state)."""
-        obs = robot_state(self.data, self._base_body, self._eef_site, self._eef_body,
-                          self._base_q, self._arm_q, self._gripper_closed, self.held_body())
+        obs = self.proprio()
         obs.update(camera_images(self.renders, self.data, self.cameras, self.camera_sizes,
                                  self.camera_depths, self.camera_segmentations))
         return obs
+
+    def proprio(self) -> dict[str, np.ndarray]:
+        """The robot's state alone (``robot0_*``), without rendering any camera."""
+        return robot_state(self.data, self._base_body, self._eef_site, self._eef_body,
+                           self._base_q, self._arm_q, self._gripper_closed, self.held_body())
 
     def _make_obs_space(self) -> gym.spaces.Dict:
         return observation_space(self._get_observations(), self.cameras, self.camera_sizes,

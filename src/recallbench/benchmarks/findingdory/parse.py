@@ -217,3 +217,18 @@ def coerce_official(value: Any) -> ParseResult:
         return ParseResult([int(t) for t in indices], cot, None)
     except (TypeError, ValueError, OverflowError) as exc:
         return ParseResult(None, cot, f"frame_indices: {type(exc).__name__}")
+
+
+def parse_answer_lists(text: str) -> list[list[int]] | None:
+    """An answer written as text (HF training rows), read as the official offline evaluator
+    (findingdory-train ``evaluate_llm_outputs.py``) reads it: ``ast.literal_eval``; None unless
+    it is a list of lists of ints."""
+    try:
+        value = ast.literal_eval(text.strip())
+    except Exception:  # SyntaxError, ValueError, RecursionError, MemoryError...
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(sub, list) and all(type(i) is int for i in sub) for sub in value
+    ):
+        return None
+    return value

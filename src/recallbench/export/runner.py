@@ -1,0 +1,168 @@
+"""``recallbench export``'s machinery, shared by every format: days as units of work on the one
+executor (local processes or Ray), shards, resume, the leakage check and ``export.json``.
+
+Each format registers, once, which benchmark's suites it reads, how one day is exported (in a
+worker), whether a day is done, and how the finished days become the dataset (``finish``, run by
+the process that sees every day done, as ``generate`` writes its index files). Shards write into
+the same folder (``--shard i/N`` picks days by name); the final run without ``--shard`` finds
+every day done and writes the dataset, so it is the same, byte for byte, as an unsharded export.
+``export.json`` records the format, its options, the source suite, every exported day's
+fingerprint and the suites it was checked against.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from recallbench.errors import InputError, UsageError
+from recallbench.executor import ExecutorSettings, Task, executor_for
+from recallbench.export.leakage import EXPORT_FILE, Day, days_of, excluded_days, refuse_overlap
+from recallbench.io import write_json_atomic
+from recallbench.versions import package_versions
+
+
+@dataclass(frozen=True)
+class Format:
+    benchmark: str  # the suites it reads ("findingdory", "scenemem"); "any" for both
+    module: str  # holds export_day(suite, out, day, options), day_done(out, day),
+    # finish(out, days, options) -> counts
+
+
+FORMATS: dict[str, Format] = {
+    "findingdory-sft": Format("findingdory", "recallbench.export.findingdory_sft"),
+    "lerobot": Format("any", "recallbench.export.lerobot_format"),
+}
+WORKER_HANDLER = "recallbench.export.runner:export_task"
+TIMINGS_FILE = "timings.jsonl"
+
+
+def _module(fmt: str) -> Any:
+    return importlib.import_module(FORMATS[fmt].module)
+
+
+def export_task(args: tuple[str, str, str, str, dict[str, Any]]) -> dict[str, Any]:
+    """The executor's task: one day; its failure is reported, never raised."""
+    fmt, suite, out, day, options = args
+    start = time.process_time()
+    try:
+        info = _module(fmt).export_day(Path(suite), Path(out), day, options)
+    except Exception as exc:  # reported per day; the export goes on
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc()}
+    return {"ok": True, "info": info, "cpu_seconds": time.process_time() - start}
+
+
+def suite_benchmark(suite: Path) -> str:
+    manifest = suite / "suite.json"
+    if not manifest.is_file():
+        raise InputError(suite, None, "not a generated suite (no suite.json)")
+    return str(json.loads(manifest.read_text()).get("benchmark"))
+
+
+def check_export_file(out: Path, record: dict[str, Any]) -> None:
+    """A rerun (or another shard) must ask for the same export: format, options, suite."""
+    path = out / EXPORT_FILE
+    if not path.is_file():
+        return
+    try:
+        old = json.loads(path.read_text())
+    except ValueError as exc:
+        raise InputError(path, None, f"malformed JSON: {exc}") from None
+    for key in ("format", "options", "suite"):
+        if old.get(key) != record[key]:
+            raise InputError(path, key, f"this export was made with {old.get(key)!r}; the "
+                             f"command asks for {record[key]!r} (use another --out)")
+
+
+def _complete(out: Path, names: list[str]) -> bool:
+    """Already exported, with these very days (a suite that grew is exported again)."""
+    path = out / EXPORT_FILE
+    if not path.is_file():
+        return False
+    old = json.loads(path.read_text())
+    return bool(old.get("complete")) and [d.get("name") for d in old.get("days", [])] == names
+
+
+def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, Any], *,
+               exclude: list[str] | None = None, execution: ExecutorSettings | None = None,
+               shard: Any = None, console: Console | None = None) -> int:
+    """Export (or finish exporting) a suite. 0 when every day is exported, 1 if a day failed."""
+    console = console or Console(stderr=True)
+    execution = execution or ExecutorSettings("local", 1)
+    if fmt not in FORMATS:
+        raise UsageError("--format", f"must be one of {sorted(FORMATS)}, got {fmt!r}")
+    suite_dir, out_dir = Path(suite).resolve(), Path(out).resolve()
+    benchmark = suite_benchmark(suite_dir)
+    if FORMATS[fmt].benchmark not in ("any", benchmark):
+        raise UsageError("--format", f"{fmt} reads {FORMATS[fmt].benchmark} suites; "
+                         f"{suite_dir} is a {benchmark} suite")
+    module = _module(fmt)  # a missing optional package fails here, before any work
+    days: list[Day] = days_of(suite_dir)
+    if not days:
+        raise InputError(suite_dir, None, "no complete day to export")
+    check = getattr(module, "check_suite", None)
+    if check is not None:  # what a format cannot export is refused before any work
+        check(suite_dir, [name for name, _ in days])
+    excluded = excluded_days(exclude or [])
+    refuse_overlap(days, excluded)  # before any work: nothing is written for a leaking export
+    record: dict[str, Any] = {"format": fmt, "options": options, "suite": str(suite_dir),
+                              "benchmark": benchmark}
+    check_export_file(out_dir, record)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = [name for name, _ in days]
+    if _complete(out_dir, names):
+        console.print(f"{out_dir}: already exported ({fmt})", highlight=False)
+        return 0
+    record.update({"checked_against": {path: len(d) for path, d in excluded.items()},
+                   "days": [{"name": name, "fingerprint": fp} for name, fp in days]})
+    write_json_atomic(out_dir / EXPORT_FILE, {**record, "complete": False})
+    pending = [d for d in names if not module.day_done(out_dir, d)
+               and (shard is None or shard.picks(d))]
+    errors: dict[str, str] = {}
+    progress = Progress(TextColumn(f"export {fmt}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console)
+    if pending:
+        with progress, executor_for(execution, WORKER_HANDLER) as executor:
+            bar = progress.add_task("days", total=len(pending))
+            for day in pending:
+                executor.submit(Task(day, (fmt, str(suite_dir), str(out_dir), day, options)))
+            for result in executor.results():
+                progress.update(bar, advance=1)
+                res = result.value or {"ok": False, "error": result.error}
+                if not res["ok"]:
+                    errors[result.key] = res["error"]
+                    continue
+                with (out_dir / TIMINGS_FILE).open("a") as f:  # per-day cost, for sizing runs
+                    f.write(json.dumps({"day": result.key, "cpu_seconds": res["cpu_seconds"],
+                                        "wall_seconds": result.wall_time}) + "\n")
+    done = [d for d in names if module.day_done(out_dir, d)]
+    for day, msg in sorted(errors.items()):
+        console.print(f"[red]error[/red] day {day}: {escape(msg)}", highlight=False,
+                      soft_wrap=True)
+    if shard is not None:  # only the run without --shard writes the dataset: shards may
+        # finish at the same moment, and the dataset is written once
+        console.print(f"shard {shard}: {len(pending) - len(errors)} of {len(pending)} days "
+                      "exported; when every shard is done, run without --shard to write the "
+                      "dataset", highlight=False)
+        return 1 if errors else 0
+    if len(done) < len(names):
+        console.print(f"[yellow]warning[/yellow]: {len(names) - len(done)} of {len(names)} "
+                      "days not exported; rerun to retry them", highlight=False)
+        return 1
+    counts = module.finish(out_dir, names, options)
+    write_json_atomic(out_dir / EXPORT_FILE, {**record, "complete": True, "counts": counts,
+                                              "packages": package_versions()})
+    console.print(f"{len(names)} days exported to {out_dir} ({fmt}): {counts}",
+                  highlight=False)
+    return 1 if errors else 0
+

@@ -1,0 +1,227 @@
+"""``recallbench export --format findingdory-sft`` on a generated suite, read back as the released
+trainer reads it: ``datasets.load_dataset`` on the folder, answers through the offline
+evaluator's literal parsing, videos of exactly K frames stamped as the benchmark stamps them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from recallbench.benchmarks.findingdory.annotations import load_episode
+from recallbench.benchmarks.findingdory.data import load_suite
+from recallbench.benchmarks.findingdory.parse import parse_answer_lists
+from recallbench.cli import main
+from recallbench.generate.findingdory import subsample_answer
+from recallbench.video.reader import VideoFrames
+from recallbench.video.sampling import subsample_indices
+from recallbench.video.stamp import stamp_frame
+
+datasets = pytest.importorskip("datasets")
+K = 24  # a small K keeps the test fast; the default is the benchmark's 96
+
+
+def _export(suite: Path, out: Path, *extra: str) -> int:
+    return main(["export", str(suite), "--format", "findingdory-sft", "--out", str(out),
+                 "--workers", "1", *extra])
+
+
+def _decode(path: Path) -> list[np.ndarray]:
+    with av.open(str(path)) as c:
+        return [f.to_ndarray(format="rgb24") for f in c.decode(c.streams.video[0])]
+
+
+def test_rows_load_answers_parse_back_and_videos_hold_k_stamped_frames(
+        findingdory_generated_suite: Path, tmp_path: Path) -> None:
+    suite_dir = findingdory_generated_suite
+    out = tmp_path / "sft"
+    assert _export(suite_dir, out, "--frames", str(K)) == 0
+    loaded = datasets.load_dataset(str(out))
+    rows = list(loaded["train"])
+    suite = load_suite(suite_dir)
+    assert sorted(r["id"] for r in rows) == sorted(str(c.id) for c in suite.cases)
+    assert set(rows[0]) == {"id", "episode", "video", "question", "answer", "category",
+                            "template"}
+    by_id = {str(c.id): c for c in suite.cases}
+    offered_of: dict[str, np.ndarray] = {}
+    for row in rows:
+        case = by_id[row["id"]]
+        episode = load_episode(suite.episode_dir(case.ep_id))
+        offered = subsample_indices(episode.num_frames, K)
+        offered_of[row["video"]] = offered
+        assert parse_answer_lists(row["answer"]) == subsample_answer(
+            [list(s) for s in case.answer], offered)
+        assert (row["question"], row["category"], row["template"], row["episode"]) == (
+            case.question, case.category, case.template, case.ep_id)
+    for video, offered in offered_of.items():
+        frames = _decode(out / video)
+        assert len(frames) == K
+        ep_dir = suite.episode_dir(rows[0]["episode"])
+        times = load_episode(ep_dir).times
+        source = VideoFrames(ep_dir / "video.mp4", offered, stamp=False).frames()
+        for p in range(K):  # every frame: the stamp of its position and time of day
+            right = stamp_frame(source[p], p, times[offered[p]])
+            wrong = stamp_frame(source[p], p + 1, times[offered[p]])
+            h = frames[p].shape[0] // 4  # the stamp's corner
+            err = np.abs(frames[p][:h].astype(int) - right[:h].astype(int)).mean()
+            assert err < 4.0  # codec tolerance
+            assert err < np.abs(frames[p][:h].astype(int) - wrong[:h].astype(int)).mean()
+
+
+def test_full_length_and_validation_split_by_episode(findingdory_generated_suite: Path,
+                                                      tmp_path: Path) -> None:
+    suite = load_suite(findingdory_generated_suite)
+    case = suite.cases[0]
+    n = load_episode(suite.episode_dir(case.ep_id)).num_frames
+    out = tmp_path / "full"
+    # val fraction just under 1: every day of a one-day suite lands in validation
+    assert _export(findingdory_generated_suite, out, "--full-length",
+                   "--val-fraction", "0.999999") == 0
+    loaded = datasets.load_dataset(str(out))
+    assert list(loaded) == ["validation"]
+    row = next(r for r in loaded["validation"] if r["id"] == str(case.id))
+    assert parse_answer_lists(row["answer"]) == [list(s) for s in case.answer]
+    with av.open(str(out / row["video"])) as c:
+        assert sum(1 for _ in c.decode(c.streams.video[0])) == n
+
+
+def test_export_refuses_a_day_of_an_excluded_suite_in_one_line(
+        findingdory_generated_suite: Path, tmp_path: Path, capsys) -> None:
+    copy = tmp_path / "eval_copy"
+    shutil.copytree(findingdory_generated_suite, copy)
+    out = tmp_path / "sft"
+    assert _export(findingdory_generated_suite, out, "--exclude", str(copy)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "--exclude" in err and "day ep_0" in err and "identical day" in err
+    assert not out.exists()  # refused before any work
+    # the same home and seed with other chores is refused too
+    ep = copy / "episodes" / "ep_0" / "episode.json"
+    meta = json.loads(ep.read_text())
+    meta["fingerprint"]["digest"] = "0" * 64
+    ep.write_text(json.dumps(meta))
+    assert _export(findingdory_generated_suite, out, "--exclude", str(copy)) == 2
+    assert "same layout+style+seed" in capsys.readouterr().err
+    # and the audit reports it against the export once made
+    assert _export(findingdory_generated_suite, out) == 0
+    capsys.readouterr()
+    assert main(["audit", str(out), "--against", str(copy)]) == 1
+    assert "leak: day ep_0" in capsys.readouterr().out
+    recorded = json.loads((out / "export.json").read_text())
+    assert recorded["days"][0]["fingerprint"]["seed"].startswith("7/0/")  # seed/index/home
+
+
+def test_options_of_the_other_format_are_refused(findingdory_generated_suite: Path,
+                                                 tmp_path: Path, capsys) -> None:
+    assert _export(findingdory_generated_suite, tmp_path / "x", "--no-probes") == 2
+    assert "--no-probes" in capsys.readouterr().err
+    assert _export(findingdory_generated_suite, tmp_path / "x", "--val-fraction", "1") == 2
+
+
+def test_each_day_records_its_fingerprint_and_older_suites_rebuild_it(
+        findingdory_generated_suite: Path, tmp_path: Path) -> None:
+    from recallbench.generate.fingerprint import findingdory_episode_fingerprint
+
+    manifest = json.loads((findingdory_generated_suite / "suite.json").read_text())
+    recorded = manifest["items"][0]["fingerprint"]
+    ep = findingdory_generated_suite / "episodes" / "ep_0"
+    assert json.loads((ep / "episode.json").read_text())["fingerprint"] == recorded
+    assert {"kind", "layout", "style", "seed", "objects", "digest"} <= set(recorded)
+    assert recorded["objects"] and all(o.startswith("obj_") for o in recorded["objects"])
+    old = tmp_path / "ep_0"  # a day generated before fingerprints were recorded
+    shutil.copytree(ep, old, ignore=shutil.ignore_patterns("*.mp4", "world"))
+    meta = json.loads((old / "episode.json").read_text())
+    del meta["fingerprint"]
+    (old / "episode.json").write_text(json.dumps(meta))
+    assert findingdory_episode_fingerprint(old) == recorded
+
+
+@pytest.mark.slow
+def test_generate_records_the_exports_it_was_checked_against(
+        findingdory_generated_suite: Path, tmp_path: Path, capsys) -> None:
+    from conftest import GENERATE
+
+    export = tmp_path / "train"
+    assert _export(findingdory_generated_suite, export) == 0
+    again = tmp_path / "eval"  # the very same day again: it overlaps the training export
+    assert main([*GENERATE, "--out", str(again), "--exclude", str(export)]) == 1
+    assert "leakage: day ep_0" in capsys.readouterr().err
+    checked = json.loads((again / "suite.json").read_text())["checked_against"]
+    assert checked[str(export.resolve())]["days"] == 1
+    assert "identical day" in checked[str(export.resolve())]["overlaps"][0]
+
+
+def test_a_batch_of_rows_goes_through_a_chat_formatting_step(findingdory_generated_suite: Path,
+                                                              tmp_path: Path) -> None:
+    from recallbench.export.findingdory_sft import chat_messages
+
+    out = tmp_path / "sft"
+    assert _export(findingdory_generated_suite, out, "--frames", str(K)) == 0
+    rows = datasets.load_dataset(str(out), split="train")
+    # what a trainer's collate does: a batch of rows -> chat messages per row
+    chats = rows.with_transform(lambda b: {"chat": [
+        chat_messages({k: b[k][i] for k in b}, out) for i in range(len(b["id"]))]})
+    batch = chats[:4]["chat"]
+    assert len(batch) == 4
+    for chat, row in zip(batch, rows.select(range(4)), strict=True):
+        user, assistant = chat
+        video = Path(user["content"][0]["video"])
+        with av.open(str(video)) as c:
+            assert c.streams.video[0].frames == K
+        assert user["content"][1]["text"] == row["question"]
+        assert parse_answer_lists(assistant["content"][0]["text"]) is not None
+
+
+@pytest.fixture(scope="module")
+def two_day_suite(tmp_path_factory) -> Path:
+    from conftest import GENERATE
+
+    out = tmp_path_factory.mktemp("fd2") / "suite"
+    args = [a if a != "1" or i != GENERATE.index("--n") + 1 else "2"
+            for i, a in enumerate(GENERATE)]
+    assert main([*args, "--out", str(out)]) == 0
+    return out
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "timings.jsonl"}
+
+
+@pytest.mark.slow
+def test_shards_into_one_folder_give_the_unsharded_export_byte_for_byte(
+        two_day_suite: Path, tmp_path: Path) -> None:
+    whole, sharded = tmp_path / "whole", tmp_path / "sharded"
+    assert _export(two_day_suite, whole, "--frames", str(K), "--val-fraction", "0.5") == 0
+    for i in (1, 2):
+        assert _export(two_day_suite, sharded, "--frames", str(K), "--val-fraction", "0.5",
+                       "--shard", f"{i}/2") == 0
+    assert not (sharded / "data").exists()  # the dataset is written once every day is done
+    assert _export(two_day_suite, sharded, "--frames", str(K), "--val-fraction", "0.5") == 0
+    a, b = _files(whole), _files(sharded)
+    assert sorted(a) == sorted(b) and len([k for k in a if k.startswith("videos/")]) == 2
+    assert [k for k in a if a[k] != b[k]] == []
+    # another shard asking for other options is refused, naming the field
+    assert _export(two_day_suite, sharded, "--frames", "12", "--shard", "1/2") == 2
+
+
+def test_a_day_that_fails_is_counted_and_a_rerun_finishes_it(findingdory_generated_suite: Path,
+                                                             tmp_path: Path, capsys) -> None:
+    suite = tmp_path / "suite"
+    shutil.copytree(findingdory_generated_suite, suite)
+    video = suite / "episodes" / "ep_0" / "video.mp4"
+    good = video.read_bytes()
+    video.write_bytes(good[: len(good) // 3])  # a truncated video: frames missing
+    out = tmp_path / "sft"
+    assert _export(suite, out) == 1
+    err = capsys.readouterr().err
+    assert "error day ep_0" in err and "1 of 1 days not exported" in err
+    assert not (out / "data").exists() and not json.loads((out / "export.json").read_text())[
+        "complete"]
+    video.write_bytes(good)
+    assert _export(suite, out) == 0
+    assert len(datasets.load_dataset(str(out), split="train")) == len(load_suite(suite).cases)

@@ -1,0 +1,156 @@
+"""``recallbench export --format lerobot``: generated days and the oracle's recall rollouts as a
+LeRobotDataset v3, loaded back with LeRobot's own ``LeRobotDataset`` and DataLoader, values
+equal to what the generator recorded (images within codec tolerance). Runs in .venv-lerobot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from recallbench.cli import main
+
+pytestmark = [pytest.mark.lerobot, pytest.mark.slow]
+lerobot_dataset = pytest.importorskip("lerobot.datasets.lerobot_dataset")
+torch = pytest.importorskip("torch")
+
+SCENEMEM = ["generate", "scenemem", "--n", "1", "--seed", "5", "--tasks", "1", "--pick-place",
+            "1", "--size", "48", "--no-camera-obs", "--workers", "1"]
+
+
+def _export(suite: Path, out: Path, *extra: str) -> int:
+    return main(["export", str(suite), "--format", "lerobot", "--out", str(out),
+                 "--workers", "1", *extra])
+
+
+def _load(root: Path):
+    # torchcodec needs system FFmpeg libraries; PyAV decodes the same files
+    return lerobot_dataset.LeRobotDataset(f"recallbench/{root.name}", root=root,
+                                          video_backend="pyav")
+
+
+def _frame(path: Path, index: int) -> np.ndarray:
+    with av.open(str(path)) as c:
+        for k, frame in enumerate(c.decode(c.streams.video[0])):
+            if k == index:
+                return frame.to_ndarray(format="rgb24").astype(float)
+    raise IndexError(index)
+
+
+def _image(item, key: str) -> np.ndarray:
+    return item[key].numpy().transpose(1, 2, 0) * 255.0
+
+
+@pytest.fixture(scope="module")
+def scenemem_suite(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("lr_sm") / "suite"
+    assert main([*SCENEMEM, "--out", str(out)]) == 0
+    return out
+
+
+def test_scenemem_days_and_recall_demonstrations_load_with_lerobot(scenemem_suite: Path,
+                                                                   tmp_path: Path) -> None:
+    out = tmp_path / "lr"
+    assert _export(scenemem_suite, out) == 0
+    ds = _load(out)
+    scenario = next(p for p in scenemem_suite.iterdir() if p.name.startswith("combo_"))
+    traj = np.load(scenario / "videos" / "trajectory.npz")
+    n = len(traj["state"])
+    assert ds.fps == 20 and ds.meta.info["codebase_version"] == "v3.0"
+    assert ds.meta.episodes[0]["length"] == n
+    subtasks = json.loads((scenario / "videos" / "subtasks.json").read_text())["tasks"]
+    i = (subtasks[0]["start_frame"] + subtasks[0]["end_frame"]) // 2
+    item = ds[i]
+    assert int(item["episode_index"]) == 0 and int(item["frame_index"]) == i
+    np.testing.assert_array_equal(item["observation.state"].numpy(), traj["state"][i])
+    np.testing.assert_array_equal(item["action"].numpy(), traj["action"][i + 1])
+    assert item["task"] == subtasks[0]["instruction"]
+    for cam, key in (("robot0_eye_in_hand", "eye_in_hand"),
+                     ("robot0_agentview_left", "agentview_left")):
+        got = _image(item, f"observation.images.{key}")
+        err = np.abs(got - _frame(scenario / "videos" / f"{cam}.mp4", i)).mean()
+        other = np.abs(got - _frame(scenario / "videos" / f"{cam}.mp4", (i + n // 2) % n))
+        assert err < 10.0 and err < other.mean()  # two lossy encodes (LeRobot: crf 30)
+    # every verified probe is an episode of its own, pointing at its day as memory
+    spec = json.loads((scenario / "eval_spec.json").read_text())["tests"]
+    memory = json.loads((out / "meta" / "recallbench_memory.json").read_text())
+    assert ds.meta.total_episodes == 1 + len(memory["probes"]) and memory["probes"]
+    first = ds.meta.episodes[1]
+    assert memory["probes"]["1"] == {"day": scenario.name, "memory_episode": 0,
+                                     "test_id": spec[0]["test_id"]}
+    assert list(first["tasks"]) == [spec[0]["instruction"]]
+    assert first["length"] == spec[0]["verified_steps"]  # the oracle's verified rollout
+    # a trainer's view: one shuffled batch through torch's DataLoader
+    batch = next(iter(torch.utils.data.DataLoader(ds, batch_size=8, shuffle=True)))
+    assert batch["action"].shape == (8, 12) and batch["observation.state"].shape == (8, 13)
+    assert batch["observation.images.agentview_right"].shape == (8, 3, 48, 48)
+    assert "observation.state" in ds.meta.stats and "action" in ds.meta.stats
+
+
+def test_findingdory_day_is_a_head_camera_episode_with_base_actions(
+        findingdory_generated_suite: Path, tmp_path: Path) -> None:
+    from recallbench.export.lerobot_format import base_actions
+
+    out = tmp_path / "lr_fd"
+    assert _export(findingdory_generated_suite, out) == 0
+    ds = _load(out)
+    ep = findingdory_generated_suite / "episodes" / "ep_0"
+    pose = np.load(ep / "frames.npz")["pose"]
+    assert ds.meta.total_episodes == 1 and len(ds) == len(pose)
+    i = len(pose) // 3
+    item = ds[i]
+    np.testing.assert_array_equal(item["observation.state"].numpy(), pose[i])
+    np.testing.assert_allclose(item["action"].numpy(), base_actions(pose.astype(float))[i],
+                               atol=1e-6)
+    got = _image(item, "observation.images.head")
+    assert np.abs(got - _frame(ep / "video.mp4", i)).mean() < 10.0
+    # moving forward: the displacement to the next pose, in the robot's frame
+    moving = np.flatnonzero(np.abs(base_actions(pose.astype(float))[:, 0]) > 1e-4)
+    assert moving.size, "the day never drives"
+
+
+def _decoded(path: Path) -> list[np.ndarray]:
+    with av.open(str(path)) as c:
+        return [f.to_ndarray(format="rgb24") for f in c.decode(c.streams.video[0])]
+
+
+def test_shards_give_the_unsharded_dataset(tmp_path: Path) -> None:
+    from conftest import GENERATE
+
+    suite = tmp_path / "suite"
+    n = GENERATE.index("--n") + 1
+    assert main([*GENERATE[:n], "2", *GENERATE[n + 1:], "--out", str(suite)]) == 0
+    whole, sharded = tmp_path / "whole", tmp_path / "sharded"
+    repo = ["--repo-id", "recallbench/fd"]
+    assert _export(suite, whole, *repo) == 0
+    for i in (1, 2):
+        assert _export(suite, sharded, *repo, "--shard", f"{i}/2") == 0
+    assert _export(suite, sharded, *repo) == 0
+    files = sorted(p.relative_to(whole) for p in whole.rglob("*")
+                   if p.is_file() and p.name != "timings.jsonl")
+    assert files == sorted(p.relative_to(sharded) for p in sharded.rglob("*")
+                           if p.is_file() and p.name != "timings.jsonl")
+    for rel in files:
+        if rel.suffix == ".mp4":  # frame for frame (the encoder's bytes may differ)
+            a, b = _decoded(whole / rel), _decoded(sharded / rel)
+            assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+        else:
+            assert (whole / rel).read_bytes() == (sharded / rel).read_bytes(), rel
+    assert _load(whole).meta.total_episodes == 2
+
+
+def test_a_scenemem_suite_without_recorded_actions_is_refused_before_work(
+        scenemem_suite: Path, tmp_path: Path, capsys) -> None:
+    import shutil
+
+    old = tmp_path / "old_suite"  # as generated before states and actions were recorded
+    shutil.copytree(scenemem_suite, old)
+    for traj in old.glob("combo_*/videos/trajectory.npz"):
+        traj.unlink()
+    assert _export(old, tmp_path / "lr") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "trajectory.npz" in err and "regenerate" in err
+    assert not (tmp_path / "lr").exists()
