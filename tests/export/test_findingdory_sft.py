@@ -25,6 +25,12 @@ datasets = pytest.importorskip("datasets")
 K = 24  # a small K keeps the test fast; the default is the benchmark's 96
 
 
+def _load(out: Path, tmp_path: Path, **kwargs):
+    """load_dataset with a cache of the test's own: HF datasets keys its cache on the folder's
+    path, so a folder path that an earlier session used could be answered from a stale cache."""
+    return datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"), **kwargs)
+
+
 def _export(suite: Path, out: Path, *extra: str) -> int:
     return main(["export", str(suite), "--format", "findingdory-sft", "--out", str(out),
                  "--workers", "1", *extra])
@@ -40,7 +46,7 @@ def test_rows_load_answers_parse_back_and_videos_hold_k_stamped_frames(
     suite_dir = findingdory_generated_suite
     out = tmp_path / "sft"
     assert _export(suite_dir, out, "--frames", str(K)) == 0
-    loaded = datasets.load_dataset(str(out))
+    loaded = _load(out, tmp_path)
     rows = list(loaded["train"])
     suite = load_suite(suite_dir)
     assert sorted(r["id"] for r in rows) == sorted(str(c.id) for c in suite.cases)
@@ -81,7 +87,7 @@ def test_full_length_and_validation_split_by_episode(findingdory_generated_suite
     # val fraction just under 1: every day of a one-day suite lands in validation
     assert _export(findingdory_generated_suite, out, "--full-length",
                    "--val-fraction", "0.999999") == 0
-    loaded = datasets.load_dataset(str(out))
+    loaded = _load(out, tmp_path)
     assert list(loaded) == ["validation"]
     row = next(r for r in loaded["validation"] if r["id"] == str(case.id))
     assert parse_answer_lists(row["answer"]) == [list(s) for s in case.answer]
@@ -161,7 +167,7 @@ def test_a_batch_of_rows_goes_through_a_chat_formatting_step(findingdory_generat
 
     out = tmp_path / "sft"
     assert _export(findingdory_generated_suite, out, "--frames", str(K)) == 0
-    rows = datasets.load_dataset(str(out), split="train")
+    rows = _load(out, tmp_path, split="train")
     # what a trainer's collate does: a batch of rows -> chat messages per row
     chats = rows.with_transform(lambda b: {"chat": [
         chat_messages({k: b[k][i] for k in b}, out) for i in range(len(b["id"]))]})
@@ -224,4 +230,4 @@ def test_a_day_that_fails_is_counted_and_a_rerun_finishes_it(findingdory_generat
         "complete"]
     video.write_bytes(good)
     assert _export(suite, out) == 0
-    assert len(datasets.load_dataset(str(out), split="train")) == len(load_suite(suite).cases)
+    assert len(_load(out, tmp_path, split="train")) == len(load_suite(suite).cases)
