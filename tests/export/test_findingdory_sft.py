@@ -231,3 +231,18 @@ def test_a_day_that_fails_is_counted_and_a_rerun_finishes_it(findingdory_generat
     video.write_bytes(good)
     assert _export(suite, out) == 0
     assert len(_load(out, tmp_path, split="train")) == len(load_suite(suite).cases)
+
+
+def test_out_naming_a_file_or_a_foreign_folder_is_refused_before_work(
+        findingdory_generated_suite: Path, tmp_path: Path, capsys) -> None:
+    """Issue 22's rule for every --out: never a file, never a folder recallbench did not make."""
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    foreign = tmp_path / "photos"
+    foreign.mkdir()
+    (foreign / "cat.jpg").write_text("mine")
+    for out in (afile, foreign):
+        assert _export(findingdory_generated_suite, out) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--out" in err[0]
+    assert afile.read_text() == "mine" and sorted(p.name for p in foreign.iterdir()) == ["cat.jpg"]

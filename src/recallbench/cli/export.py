@@ -70,8 +70,11 @@ def options_of(args: argparse.Namespace) -> dict:
 
 def _handle(args: argparse.Namespace) -> int:
     from recallbench.cli.execution import execution_settings, shard_of
+    from recallbench.cli.outputs import MARKS, check_output_folder
     from recallbench.export.runner import run_export
 
+    # an export (export.json) resumes; any other folder or a file is refused before work
+    check_output_folder("--out", args.out, (*MARKS, "export.json"))
     options = options_of(args)
     return run_export(args.format, args.suite, args.out, options, exclude=args.exclude,
                       execution=execution_settings(args, args.workers or os.cpu_count() or 1),
