@@ -44,6 +44,12 @@ def test_a_policy_reading_env_sim_fails_under_observation_only(tmp_path):
     assert "policy had simulator access" not in refused.stderr
     summary = json.loads((tmp_path / "live_run" / "summary.json").read_text())
     assert summary["policy_simulator_access"] is True
+    # the report says it too, and only of the run that had the access
+    for run, said in (("live_run", True), ("only_run", False)):
+        shown = subprocess.run([RECALLBENCH, "report", str(tmp_path / run)], env=ENV,
+                               capture_output=True, text=True, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        assert ("policy had simulator access" in shown.stdout + shown.stderr) is said
 
 
 @pytest.mark.parametrize("name", ["sim", "data", "world_meta", "get_ep_meta", "step", "reset"])

@@ -22,6 +22,10 @@ def show_summary(args: argparse.Namespace, summary: dict[str, Any], metrics: Seq
         from recallbench.report.tables import print_summary
 
         print_summary(summary, metrics, console=console, slices=slices)
+    if summary.get("policy_simulator_access"):
+        from recallbench.benchmarks.scenemem.observation_env import SIMULATOR_ACCESS_NOTE
+
+        console.print(SIMULATOR_ACCESS_NOTE, highlight=False, soft_wrap=True)
 
 
 def warn_unfinished(summary: dict[str, Any], run_dir: str | Path) -> None:

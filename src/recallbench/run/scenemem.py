@@ -24,6 +24,7 @@ from rich.table import Table
 
 from recallbench.agents.vla import check_policy, policy_kind
 from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
+from recallbench.benchmarks.scenemem.observation_env import SIMULATOR_ACCESS_NOTE
 from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
 from recallbench.benchmarks.scenemem.results import (
     breakdown,
@@ -420,9 +421,7 @@ def _finish(
     write_json_atomic(run_dir / "summary.json", summary)
     _print_summary(console, summary, len(records))
     if not config.observation_only:
-        console.print("policy had simulator access (a card-interface policy given the live env; "
-                      "--observation-only gives it observations only)", highlight=False,
-                      soft_wrap=True)
+        console.print(SIMULATOR_ACCESS_NOTE, highlight=False, soft_wrap=True)
     return 1 if errors or summary["missing_tests"] else 0
 
 

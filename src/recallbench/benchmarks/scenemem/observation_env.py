@@ -13,6 +13,10 @@ from typing import Any
 import numpy as np
 
 OFFERED = ("_get_observations", "get_observations", "action_dim", "action_spec")
+# What the console says of a run made without --observation-only (its manifest and summary.json
+# record policy_simulator_access: true).
+SIMULATOR_ACCESS_NOTE = ("policy had simulator access (a card-interface policy given the live "
+                         "env; --observation-only gives it observations only)")
 
 
 class SimulatorAccessError(AttributeError):
