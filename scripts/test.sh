@@ -9,7 +9,7 @@ args=()
 for arg in "$@"; do
     if [[ "$arg" == --fast ]]; then fast=1; else args+=("$arg"); fi
 done
-select() {  # the -m expression for one venv: $1 = its own marks
+marks_for() {  # the -m expression for one venv: $1 = its own marks
     if [[ $fast == 1 ]]; then echo "($1) and not slow"; else echo "$1"; fi
 }
 cd "$(dirname "$0")/.."
@@ -19,10 +19,10 @@ bash scripts/apt-install.sh chromium
 export MUJOCO_GL="${MUJOCO_GL:-egl}"
 .venv/bin/ruff check src tests bench .ci scripts
 .venv/bin/mypy  # src/recallbench, settings in pyproject's [tool.mypy]
-.venv/bin/python -m pytest -q -ra -m "$(select "not lerobot")" ${args[@]+"${args[@]}"}
+.venv/bin/python -m pytest -q -ra -m "$(marks_for "not lerobot")" ${args[@]+"${args[@]}"}
 
 # LeRobot needs numpy >= 2 and torch < 2.11 (see pyproject's lerobot extra): its tests run in
 # .venv-lerobot, pinned by constraints-lerobot.txt.
 echo "== the LeRobot tests, in .venv-lerobot"
 bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt lerobot,test
-.venv-lerobot/bin/python -m pytest -q -ra -m "$(select "lerobot")" ${args[@]+"${args[@]}"}
+.venv-lerobot/bin/python -m pytest -q -ra -m "$(marks_for "lerobot")" ${args[@]+"${args[@]}"}
