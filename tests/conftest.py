@@ -6,12 +6,7 @@ from pathlib import Path
 
 import pytest
 
-# A tiny FindingDory suite: one one-room day with two interactions, recorded by the real generator.
-GENERATE = [
-    "generate", "findingdory", "--n", "1", "--seed", "7", "--workers", "1",
-    "--interactions", "2", "--steps", "600", "--rooms", "1", "--width", "120",
-    "--height", "160", "--distractors", "4", "--revisits", "1",
-]  # fmt: skip
+from support.findingdory_suite import GENERATE
 
 
 @pytest.fixture(scope="session")

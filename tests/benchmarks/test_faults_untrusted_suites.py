@@ -204,7 +204,10 @@ def test_a_garbage_or_truncated_scenemem_video_is_refused_at_load(tmp_path, dama
     assert proc.returncode == 1
     [line] = error_lines(proc.stderr)
     assert "robot0_agentview_right.mp4: videos[1]: not a readable video" in line
-    assert not records(tmp_path / "r_run")
+    # nothing ran; the scenario's test counts in the totals as failed, saying why (issue 23)
+    [record] = records(tmp_path / "r_run")
+    assert record["error"].startswith("pre-flight check failed: ")
+    assert "not a readable video" in record["error"]
 
 
 @pytest.mark.parametrize(
@@ -273,6 +276,7 @@ def test_a_full_disk_mid_run_is_one_line_and_nothing_recorded_is_lost(tmp_path, 
         real_fsync(fd)
 
     monkeypatch.setattr(runlog.os, "fsync", fsync)
+    monkeypatch.setattr(runlog, "SYNC_INTERVAL", 0.0)  # every record fsynced: the 6th meets it
     args = ["findingdory", "--data", str(suite), "--agent", "random", "--frames", "8",
             "--out", str(run)]
     assert main(args) == 2

@@ -435,7 +435,7 @@ def test_resume_refuses_settings_that_would_change_results(tmp_path):
         str(tmp_path / "r.json"),
         check=2,
     )
-    assert "run folder already used; pass --resume" in proc.stderr
+    assert "already holds a run: pass --resume" in proc.stderr
 
 
 CARD_BASE_POLICY = """

@@ -149,7 +149,7 @@ def test_each_day_records_its_fingerprint_and_older_suites_rebuild_it(
 @pytest.mark.slow
 def test_generate_records_the_exports_it_was_checked_against(
         findingdory_generated_suite: Path, tmp_path: Path, capsys) -> None:
-    from conftest import GENERATE
+    from support.findingdory_suite import GENERATE
 
     export = tmp_path / "train"
     assert _export(findingdory_generated_suite, export) == 0
@@ -184,7 +184,7 @@ def test_a_batch_of_rows_goes_through_a_chat_formatting_step(findingdory_generat
 
 @pytest.fixture(scope="module")
 def two_day_suite(tmp_path_factory) -> Path:
-    from conftest import GENERATE
+    from support.findingdory_suite import GENERATE
 
     out = tmp_path_factory.mktemp("fd2") / "suite"
     args = [a if a != "1" or i != GENERATE.index("--n") + 1 else "2"

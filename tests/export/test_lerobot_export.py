@@ -118,7 +118,7 @@ def _decoded(path: Path) -> list[np.ndarray]:
 
 
 def test_shards_give_the_unsharded_dataset(tmp_path: Path) -> None:
-    from conftest import GENERATE
+    from support.findingdory_suite import GENERATE
 
     suite = tmp_path / "suite"
     n = GENERATE.index("--n") + 1

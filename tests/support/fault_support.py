@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 240):
     """The real command in a subprocess, this checkout's code first on the path."""
     environ = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl"), **(env or {})}
-    environ["PYTHONPATH"] = os.pathsep.join([SRC, environ.get("PYTHONPATH", "")])
+    # no empty entry: it would put the working directory first on sys.path
+    environ["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, environ.get("PYTHONPATH")) if p)
     return subprocess.run(
         [RECALLBENCH, *args], cwd=cwd, env=environ, capture_output=True, text=True,
         timeout=timeout,
@@ -27,7 +29,7 @@ def error_lines(stderr: str) -> list[str]:
     """The command line's error lines: ``recallbench COMMAND: error: ...`` (or a runner's own
     ``error ...`` line for a scenario it skips)."""
     return [line for line in stderr.splitlines()
-            if line.startswith("error") or (line.startswith("recallbench") and ": error: " in line)]
+            if line.startswith("error") or re.match(r"recallbench( [\w-]+)?: error: ", line)]
 
 
 def squash(text: str) -> str:

@@ -108,3 +108,11 @@ def build_suite(root: Path) -> Path:
             })  # fmt: skip
     (root / "qa.json").write_text(json.dumps(rows, indent=1))
     return root
+
+
+# A tiny FindingDory suite: one one-room day with two interactions, recorded by the real generator.
+GENERATE = [
+    "generate", "findingdory", "--n", "1", "--seed", "7", "--workers", "1",
+    "--interactions", "2", "--steps", "600", "--rooms", "1", "--width", "120",
+    "--height", "160", "--distractors", "4", "--revisits", "1",
+]  # fmt: skip

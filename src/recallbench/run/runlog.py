@@ -31,9 +31,10 @@ class RunLog:
     """Durable JSONL log. Each record carries a ``key`` (the case id); a later record for the
     same key supersedes earlier ones (FindingDory's LL phase adds its outcome this way)."""
 
-    def __init__(self, path: str | Path, sync_interval: float = SYNC_INTERVAL) -> None:
+    def __init__(self, path: str | Path, sync_interval: float | None = None) -> None:
         self.path = Path(path)
-        self._sync_interval = sync_interval
+        # read at each open (not bound at import), so one setting governs every run log
+        self._sync_interval = SYNC_INTERVAL if sync_interval is None else sync_interval
         self._lock = threading.Lock()  # append, the deferred fsync and close share the file
         self._last_sync = -math.inf
         self._timer: threading.Timer | None = None

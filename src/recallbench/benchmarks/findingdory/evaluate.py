@@ -152,6 +152,8 @@ def _score_or_fail(
 ) -> dict[str, Any]:
     try:
         return score_case(case, record, scoring=scoring, episode=episode)
+    except InputError:  # a ValueError too, but the user's (e.g. a frame budget val cannot score)
+        raise
     except MALFORMED as exc:
         row = missing_row(case, episode=episode, with_ll="ll" in record)
         row["failure"] = "response_error"
