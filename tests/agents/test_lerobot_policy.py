@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from support.policy_server import ENV, RECALLBENCH
+from support.policy_server import ENV, RECALLBENCH, run_records
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
 pytest.importorskip("lerobot")
@@ -36,15 +36,6 @@ def save_act(folder: Path, features: dict[str, tuple[str, tuple[int, ...]]],
     return folder
 
 
-def records(run_dir: Path) -> dict[str, dict]:
-    out = {}
-    for line in (run_dir / "runlog.jsonl").read_text().splitlines():
-        rec = json.loads(line)
-        rec.pop("wall_time")
-        out[rec["key"]] = rec
-    return out
-
-
 @pytest.mark.slow
 def test_an_act_checkpoint_runs_end_to_end_twice_with_identical_results(tmp_path):
     folder = save_act(tmp_path / "act", {"observation.state": ("STATE", (3,)),
@@ -62,7 +53,7 @@ def test_an_act_checkpoint_runs_end_to_end_twice_with_identical_results(tmp_path
              "--out", str(tmp_path / f"{name}.json")],
             env=ENV, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
-    a, b = records(tmp_path / "a_run"), records(tmp_path / "b_run")
+    a, b = run_records(tmp_path / "a_run"), run_records(tmp_path / "b_run")
     assert a == b and len(a) == 4
     assert all(r["error"] is None and r["steps"] == 12 for r in a.values()), a
     moves = {json.dumps(r["trace"], sort_keys=True) for r in a.values()}

@@ -14,7 +14,14 @@ import pytest
 from websockets.sync.client import connect
 
 from recallbench.agents.remote.wire import pack, unpack
-from support.policy_server import ENV, RECALLBENCH, free_port, start_server, stop
+from support.policy_server import (
+    ENV,
+    RECALLBENCH,
+    free_port,
+    run_records,
+    start_server,
+    stop,
+)
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 
 pytest.importorskip("openpi_client")
@@ -36,15 +43,6 @@ def scenemem(*args: str, check: int | None = 0) -> subprocess.CompletedProcess:
     if check is not None:
         assert proc.returncode == check, proc.stderr
     return proc
-
-
-def records(run_dir: Path) -> dict[str, dict]:
-    out = {}
-    for line in (run_dir / "runlog.jsonl").read_text().splitlines():
-        rec = json.loads(line)
-        rec.pop("wall_time")
-        out[rec["key"]] = rec
-    return out
 
 
 def pass_map(tmp_path: Path) -> str:
@@ -80,7 +78,7 @@ def test_served_policy_gives_the_in_process_results_and_batches(tmp_path, served
     finally:
         stop(server)
     assert (tmp_path / "served.json").read_text() == (tmp_path / "local.json").read_text()
-    local, remote = records(tmp_path / "local_run"), records(tmp_path / "served_run")
+    local, remote = run_records(tmp_path / "local_run"), run_records(tmp_path / "served_run")
     assert remote == local
     traces = {json.dumps(r["trace"], sort_keys=True) for r in local.values()}
     assert len(traces) == len(local)  # each test drove its own way
@@ -115,7 +113,7 @@ def test_action_chunks_run_open_loop_with_fewer_server_calls(tmp_path):
         stats = server_stats(port)
     finally:
         stop(server)
-    local, remote = records(tmp_path / "l_run"), records(tmp_path / "s_run")
+    local, remote = run_records(tmp_path / "l_run"), run_records(tmp_path / "s_run")
     assert remote == local
     steps = [r["steps"] for r in local.values()]
     assert stats["requests"] == sum(-(-n // REPLAN) for n in steps) < sum(steps)
@@ -159,7 +157,7 @@ def test_a_dying_server_fails_the_tests_in_flight_and_resume_finishes(tmp_path):
     assert len(lines) == 1, stderr
     assert f"policy server ws://127.0.0.1:{port} lost" in lines[0]
     assert f"--resume --run-dir {run_dir}" in lines[0]
-    kept = records(run_dir)
+    kept = run_records(run_dir)
     assert 2 <= len(kept) < 8
     assert not any(r.get("error") for r in kept.values())  # no test blamed on the policy
     assert json.loads((run_dir / "summary.json").read_text())["missing_tests"]
@@ -170,7 +168,7 @@ def test_a_dying_server_fails_the_tests_in_flight_and_resume_finishes(tmp_path):
     finally:
         stop(server)
     assert out.read_text() == (tmp_path / "local.json").read_text()
-    assert records(run_dir) == records(tmp_path / "local_run")
+    assert run_records(run_dir) == run_records(tmp_path / "local_run")
 
 
 def test_no_server_is_one_line_naming_the_flag(tmp_path):
@@ -193,7 +191,7 @@ def test_a_served_policy_that_reads_the_simulator_fails_its_test_saying_why(tmp_
                  str(tmp_path / "r.json"), "--workers", "1", check=1)
     finally:
         stop(server)
-    (rec,) = records(tmp_path / "r_run").values()
+    (rec,) = run_records(tmp_path / "r_run").values()
     assert "sees only the env's observations and action_dim, not env.get_ep_meta" in rec["error"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -48,3 +49,13 @@ def stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.kill()
     proc.wait(10)
+
+
+def run_records(run_dir: Path) -> dict[str, dict]:
+    """A run's records by key, without their wall times (equal runs give equal records)."""
+    out = {}
+    for line in (run_dir / "runlog.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        rec.pop("wall_time")
+        out[rec["key"]] = rec
+    return out
