@@ -246,3 +246,12 @@ def test_out_naming_a_file_or_a_foreign_folder_is_refused_before_work(
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--out" in err[0]
     assert afile.read_text() == "mine" and sorted(p.name for p in foreign.iterdir()) == ["cat.jpg"]
+
+
+def test_a_malformed_suite_file_is_one_line_naming_it(tmp_path: Path, capsys) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.json").write_text('{"benchmark": ')
+    assert _export(suite, tmp_path / "out") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "suite.json" in err[0] and "internal error" not in err[0]

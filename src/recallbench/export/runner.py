@@ -27,7 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings, Task, executor_for
 from recallbench.export.leakage import EXPORT_FILE, Day, days_of, excluded_days, refuse_overlap
-from recallbench.io import write_json_atomic
+from recallbench.io import read_json, write_json_atomic
 from recallbench.versions import package_versions
 
 
@@ -66,7 +66,8 @@ def suite_benchmark(suite: Path) -> str:
     manifest = suite / "suite.json"
     if not manifest.is_file():
         raise InputError(suite, None, "not a generated suite (no suite.json)")
-    return str(json.loads(manifest.read_text()).get("benchmark"))
+    data = read_json(manifest)
+    return str(data.get("benchmark")) if isinstance(data, dict) else ""
 
 
 def check_export_file(out: Path, record: dict[str, Any]) -> None:
@@ -74,10 +75,9 @@ def check_export_file(out: Path, record: dict[str, Any]) -> None:
     path = out / EXPORT_FILE
     if not path.is_file():
         return
-    try:
-        old = json.loads(path.read_text())
-    except ValueError as exc:
-        raise InputError(path, None, f"malformed JSON: {exc}") from None
+    old = read_json(path)
+    if not isinstance(old, dict):
+        raise InputError(path, None, "not an export record (a JSON object)")
     for key in ("format", "options", "suite"):
         if old.get(key) != record[key]:
             raise InputError(path, key, f"this export was made with {old.get(key)!r}; the "
@@ -89,7 +89,7 @@ def _complete(out: Path, names: list[str]) -> bool:
     path = out / EXPORT_FILE
     if not path.is_file():
         return False
-    old = json.loads(path.read_text())
+    old = read_json(path)  # check_export_file read it already: an object
     return bool(old.get("complete")) and [d.get("name") for d in old.get("days", [])] == names
 
 
