@@ -97,7 +97,8 @@ def test_paired_tests_and_gains_use_the_same_cases(cmp_dir):
     assert pair["n"] == len(oracle)
     assert pair["mean_a"] == pytest.approx(fd["agents"]["oracle"]["metrics"]["hl_sr"]["value"])
     assert pair["lo"] <= pair["diff"] <= pair["hi"] and 0 <= pair["p"] <= 1
-    assert [g["agent"] for g in paired["gains"]] == ["oracle"]  # random is no memory agent
+    # gains are for memory agents only (issue 24): oracle is privileged, random random
+    assert paired["gains"] == []
 
 
 @pytest.mark.slow

@@ -11,6 +11,11 @@ A name means one thing in every command. Each entry says what it runs as in each
 answer (random frames; a random fixture). Besides names, a spec can be an entry-point name
 (group ``recallbench.agents``), ``package.module:Class`` or ``path/to/file.py:Class``; such a
 reference runs in a role when the class offers that role's methods.
+
+Every entry also has a *kind* (``KINDS``): what its score means. Reports mark privileged agents,
+measure memory agents' gains over a memoryless one, and the audits run the memoryless and random
+ones. A class outside the registry declares its kind as a class attribute
+(``agent_kind = "memoryless"``); without one it is a memory agent.
 """
 
 from __future__ import annotations
@@ -32,10 +37,23 @@ ROLES: dict[str, tuple[str, ...]] = {  # role -> the methods a class needs to pl
 }
 
 
+# What an agent's score means, by its kind (one line each; reports and audits read it).
+KINDS: dict[str, str] = {
+    "memory": "answers from what it watched: its score is a memory result",
+    "memoryless": "never uses the video (a rule, a prior, search): the floor memory must beat",
+    "privileged": "reads the ground truth: a ceiling, not a memory result",
+    "random": "answers at random: chance level",
+}
+DEFAULT_KIND = "memory"  # a class that declares no kind
+KIND_ATTRIBUTE = "agent_kind"  # the class attribute a third-party agent declares its kind with
+NO_MEMORY_KINDS = ("memoryless", "random")  # the shortcuts a suite's audit runs
+
+
 @dataclass(frozen=True)
 class Entry:
     summary: str
     targets: Mapping[str, str]  # role -> "module:Class"
+    kind: str  # one of KINDS
 
 
 _B = "recallbench.agents.baselines"
@@ -45,40 +63,52 @@ _L = "recallbench.agents.ll_policies"
 REGISTRY: dict[str, Entry] = {
     "oracle": Entry("privileged ceiling: the annotated frames; the target fixture",
                     {"findingdory": f"{_B}:OracleAgent",
-                     "scenemem": f"{_H}:HierarchicalPrivileged"}),
+                     "scenemem": f"{_H}:HierarchicalPrivileged"}, "privileged"),
     "blind": Entry("no memory: frames by a fixed rule; searches fixture after fixture",
-                   {"findingdory": f"{_B}:BlindAgent", "scenemem": f"{_S}:MemorylessSearchPolicy"}),
+                   {"findingdory": f"{_B}:BlindAgent", "scenemem": f"{_S}:MemorylessSearchPolicy"},
+                   "memoryless"),
+    # (recency before random: the audits run the shortcuts in this order, as they always have)
+    "recency": Entry("the last frames of the video", {"findingdory": f"{_B}:RecencyAgent"},
+                     "memoryless"),
     "random": Entry("random frames; a random fixture",
-                    {"findingdory": f"{_B}:RandomAgent", "scenemem": f"{_H}:HierarchicalRandom"}),
-    "recency": Entry("the last frames of the video", {"findingdory": f"{_B}:RecencyAgent"}),
+                    {"findingdory": f"{_B}:RandomAgent", "scenemem": f"{_H}:HierarchicalRandom"},
+                    "random"),
     "time-prior": Entry("no memory: a time in the question mapped by a linear 06:00-22:00 clock",
-                        {"findingdory": "recallbench.agents.shortcuts:TimePriorAgent"}),
+                        {"findingdory": "recallbench.agents.shortcuts:TimePriorAgent"},
+                        "memoryless"),
     "question-only": Entry("no memory: frames by the whole question text's prior",
-                           {"findingdory": "recallbench.agents.shortcuts:QuestionOnlyAgent"}),
+                           {"findingdory": "recallbench.agents.shortcuts:QuestionOnlyAgent"},
+                           "memoryless"),
     "vlm": Entry("a vision-language model over OpenAI-compatible chat",
                  {"findingdory": "recallbench.agents.vlm:VLMAgent",
-                  "scenemem": f"{_H}:HierarchicalVLM"}),
+                  "scenemem": f"{_H}:HierarchicalVLM"}, "memory"),
+    # memory agents; run on the suites' annotation captions they are also marked privileged
+    # (report.viewer.sources.privileged_reason reads what the run recorded)
     "text-memory": Entry("captions of the video as memory, matched to the instruction",
                          {"findingdory": "recallbench.agents.text_memory:TextMemoryAgent",
-                          "scenemem": f"{_H}:HierarchicalSubtasks"}),
+                          "scenemem": f"{_H}:HierarchicalSubtasks"}, "memory"),
     "text-memory-embedding": Entry("text memory matched by sentence embeddings",
-                                   {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}),
+                                   {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}, "memory"),
     "search": Entry("memoryless search: opens fixture after fixture",
-                    {"scenemem": f"{_S}:MemorylessSearchPolicy"}),
-    "random-actions": Entry("uniform random actions", {"scenemem": f"{_S}:RandomActionPolicy"}),
+                    {"scenemem": f"{_S}:MemorylessSearchPolicy"}, "memoryless"),
+    "random-actions": Entry("uniform random actions", {"scenemem": f"{_S}:RandomActionPolicy"},
+                            "random"),
     "do-nothing": Entry("zero actions: the floor (must score 0%)",
-                        {"scenemem": f"{_S}:DoNothingPolicy"}),
+                        {"scenemem": f"{_S}:DoNothingPolicy"}, "memoryless"),
     "hierarchical": Entry("subtask memory + scripted controller",
-                          {"scenemem": f"{_H}:HierarchicalSubtasks"}),
+                          {"scenemem": f"{_H}:HierarchicalSubtasks"}, "memory"),
     "hierarchical-embedding": Entry("subtask memory by embeddings + scripted controller",
-                                    {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}),
+                                    {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}, "memory"),
     "hierarchical-privileged": Entry("the target fixture + scripted controller",
-                                     {"scenemem": f"{_H}:HierarchicalPrivileged"}),
+                                     {"scenemem": f"{_H}:HierarchicalPrivileged"}, "privileged"),
     "hierarchical-vlm": Entry("a VLM picks the fixture + scripted controller",
-                              {"scenemem": f"{_H}:HierarchicalVLM"}),
+                              {"scenemem": f"{_H}:HierarchicalVLM"}, "memory"),
+    # navigation: the greedy follower drives by the simulator's map and the frames' recorded
+    # poses (the LL ceiling); STOP moves nowhere (its floor)
     "greedy": Entry("greedy geodesic drive to the chosen frame's pose",
-                    {"navigation": f"{_L}:GreedyFramePolicy"}),
-    "stop": Entry("STOP at once: the floor of LL-SR", {"navigation": f"{_L}:StopPolicy"}),
+                    {"navigation": f"{_L}:GreedyFramePolicy"}, "privileged"),
+    "stop": Entry("STOP at once: the floor of LL-SR", {"navigation": f"{_L}:StopPolicy"},
+                  "memoryless"),
 }
 DEFAULT_LL_POLICY = "greedy"  # FindingDory's navigation policy when none is named
 # Earlier spellings, kept working; each means exactly what its target name means.
@@ -178,6 +208,51 @@ def meaning(spec: str, role: str) -> str | None:
 
 def valid_names(role: str) -> list[str]:
     return [name for name, e in REGISTRY.items() if role in e.targets]
+
+
+def names_of_kind(role: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The registered names that run in ``role`` and are of one of ``kinds``, in registry
+    order (e.g. the shortcuts an audit runs: ``NO_MEMORY_KINDS``)."""
+    return tuple(name for name in valid_names(role) if REGISTRY[name].kind in kinds)
+
+
+def known_kind(spec: str | None) -> str | None:
+    """The kind the registry alone tells for a name, an alias or a built-in target
+    (``module:Class``, what a run manifest records), loading nothing; None when it does not."""
+    if not spec:
+        return None
+    name = ALIASES.get(spec, spec)
+    if name in REGISTRY:
+        return REGISTRY[name].kind
+    return next((e.kind for e in REGISTRY.values() if name in e.targets.values()), None)
+
+
+def declared_kind(factory: Any, spec: str) -> str:
+    """The kind a class (or factory) declares with ``agent_kind``, else ``DEFAULT_KIND``; a value
+    that is not a kind is one error naming the spec."""
+    kind = getattr(factory, KIND_ATTRIBUTE, DEFAULT_KIND)
+    if kind not in KINDS:
+        raise InputError(spec, KIND_ATTRIBUTE, f"{kind!r} is not a kind (use one of: "
+                                               f"{', '.join(KINDS)})")
+    return str(kind)
+
+
+def agent_kind(spec: str) -> str:
+    """The kind of whatever ``spec`` names: a registered name's (or built-in target's), else
+    the ``agent_kind`` its class declares (an entry point, ``module:Class``, ``file.py:Class``),
+    else memory (also a served or LeRobot policy, which declares nothing)."""
+    known = known_kind(spec)
+    if known is not None:
+        return known
+    eps = _entry_points()
+    if spec in eps:
+        return declared_kind(eps[spec].load(), spec)
+    if is_reference(spec):
+        from recallbench.agents.vla import policy_kind
+
+        if policy_kind(spec) == "card":  # openpi://, ws://, lerobot:FOLDER declare nothing
+            return declared_kind(load_attr(spec), spec)
+    return DEFAULT_KIND
 
 
 def load_agent(spec: str, role: str = "findingdory", **kwargs: Any) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from recallbench.agents.registry import DEFAULT_KIND
 from recallbench.benchmarks.registry import get_benchmark
 from recallbench.report.aggregate import metric_summary
 from recallbench.report.paired import INTERVAL_NAME, TEST_NAME, gains, pairwise
@@ -25,8 +26,9 @@ SLICES = {
 
 def benchmark_overview(bench: str, agents: Sequence[str],
                        cases: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
-                       seed: int = 0) -> dict[str, Any]:
-    """``cases``: (row, detail) pairs of every agent of this benchmark."""
+                       seed: int = 0, kinds: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``cases``: (row, detail) pairs of every agent of this benchmark; ``kinds``: agent ->
+    its kind (``sources.run_kind``; an agent not in it is a memory agent)."""
     per_agent: dict[str, list[tuple[Mapping[str, Any], dict]]] = {a: [] for a in agents}
     for row, detail in cases:
         per_agent.setdefault(row["agent"], []).append((row, dict(detail.get("metrics") or {})))
@@ -64,9 +66,10 @@ def benchmark_overview(bench: str, agents: Sequence[str],
         out["breakdowns"][field] = dict(sorted(table.items()))
     scores = {a: {row["id"]: v[primary] for row, v in rows if v.get(primary) is not None}
               for a, rows in per_agent.items() if rows}
-    baseline = baseline_of(list(scores))
+    scored_kinds = {a: (kinds or {}).get(a, DEFAULT_KIND) for a in scores}
+    baseline = baseline_of(scored_kinds)
     out["paired"] = {"test": TEST_NAME, "interval": INTERVAL_NAME, "metric": primary,
                      "pairs": pairwise(scores, seed=seed), "baseline": baseline,
-                     "gains": gains(scores, baseline, memory_agents(list(scores)), seed=seed)
+                     "gains": gains(scores, baseline, memory_agents(scored_kinds), seed=seed)
                      if baseline else []}
     return out

@@ -27,7 +27,13 @@ from recallbench.io import read_json, write_text_atomic
 from recallbench.report.runs import run_seed
 from recallbench.report.viewer import findingdory_cases, scenemem_cases
 from recallbench.report.viewer.overview import benchmark_overview
-from recallbench.report.viewer.sources import RunRef, Source, load_source, privileged_reason
+from recallbench.report.viewer.sources import (
+    RunRef,
+    Source,
+    load_source,
+    privileged_reason,
+    run_kind,
+)
 from recallbench.report.viewer.thumbs import Thumbnailer
 
 VIEWER_DIR = "viewer"
@@ -131,7 +137,8 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
         # the runs' own bootstrap seed, so the viewer's intervals equal `recallbench score`'s
         seed = run_seed(runs[0].manifest or {}) if runs else 0
         agents = [r.agent for r in runs]
-        benchmarks[bench] = benchmark_overview(bench, agents, cases, seed=seed)
+        kinds = {r.agent: run_kind(r) for r in runs}
+        benchmarks[bench] = benchmark_overview(bench, agents, cases, seed=seed, kinds=kinds)
         benchmarks[bench]["matrix_chunks"] = _write_matrix(data, bench, agents, rows)
         benchmarks[bench]["facts"] = facts.get(bench, {})
     for bench in {r.benchmark for r in source.runs} - set(benchmarks):
