@@ -30,11 +30,15 @@ from recallbench.errors import InputError
 from recallbench.loader import is_reference, load_attr
 
 ENTRY_POINT_GROUP = "recallbench.agents"
-ROLES: dict[str, tuple[str, ...]] = {  # role -> the methods a class needs to play it
+# role -> the methods a class needs to play it. A role is an agent interface, named after the
+# benchmark that defined it; a benchmark's agents play one (tests/test_no_benchmark_branches.py
+# allows these role tables, and REGISTRY's targets, as data).
+ROLES: dict[str, tuple[str, ...]] = {
     "findingdory": ("select_frames",),
     "scenemem": ("reset", "get_action"),
     "navigation": ("reset", "act"),
 }
+SERVED_ROLES = ("scenemem",)  # the roles a served or LeRobot policy plays (docs/vla.md)
 
 
 # What an agent's score means, by its kind (one line each; reports and audits read it).
@@ -187,7 +191,7 @@ def target(spec: str, role: str) -> str:
     name = ALIASES.get(spec, spec)
     if name in REGISTRY and role in REGISTRY[name].targets:
         return REGISTRY[name].targets[role]
-    if role == "scenemem":
+    if role in SERVED_ROLES:
         from recallbench.agents.vla import policy_kind
 
         if policy_kind(spec) != "card":  # openpi://, ws://, lerobot:FOLDER (docs/vla.md)

@@ -42,6 +42,7 @@ from recallbench.benchmarks.findingdory.templates import is_multi_goal
 K = 96
 SEED = 0  # the random agent's
 REFERENCE_PATH = Path(__file__).with_name("findingdory_val_reference.json")
+OPTIONS = ("scoring",)  # the command-line options audit() takes (audit.core)
 
 
 def make_agents(

@@ -34,6 +34,7 @@ AGENTS = {
 # told by the registry's kind of each one's class
 SHORTCUTS = tuple(name for name, t in AGENTS.items() if known_kind(t) in NO_MEMORY_KINDS)
 ORACLE = next(name for name, t in AGENTS.items() if known_kind(t) == "privileged")
+OPTIONS = ("workers",)  # the command-line options audit() takes (audit.core)
 MIN_N = 40
 SHORTCUT_LIMIT = 0.25
 ORACLE_FLOOR = 0.95

@@ -51,6 +51,12 @@ DEMO_NO_MODEL_NOTE = (
     "plug a model in with: recallbench run --suite {suites} --agents blind,vlm --out runs/vlm "
     "--agent-arg vlm.model=MODEL --agent-arg vlm.base_url=http://localhost:8000/v1 "
     "(docs/agents.md)")
+# What the demo generates and runs, per benchmark: (benchmark, items, knobs, agents); its
+# generator fills in the knobs' defaults
+DEMO_SUITES: tuple[tuple[str, int, dict[str, Any], list[str]], ...] = (
+    ("scenemem", DEMO_SCENEMEM_SCENARIOS, DEMO_SCENEMEM_KNOBS, DEMO_SCENEMEM_AGENTS),
+    ("findingdory", DEMO_FINDINGDORY_EPISODES, DEMO_FINDINGDORY_KNOBS, DEMO_FINDINGDORY_AGENTS),
+)
 # Offline text memory: captions from the suite's privileged annotations, answered by MiniLM.
 DEMO_TEXT_MEMORY_ARGS = {
     "answerer": "embedding",
@@ -185,19 +191,13 @@ def _demo_suites(suites: Path, workers: int, seed: int = 0) -> list[str]:
     from rich.console import Console
 
     from recallbench.errors import InputError
-    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-    from recallbench.generate.scenemem import ScenememKnobs
+    from recallbench.generate.registry import generator
     from recallbench.generate.suite import check_suite_file, run_suite
 
     console = Console(stderr=True)
-    plan = (
-        ("scenemem", DEMO_SCENEMEM_SCENARIOS,
-         ScenememKnobs.from_dict(DEMO_SCENEMEM_KNOBS).to_dict()),
-        ("findingdory", DEMO_FINDINGDORY_EPISODES,
-         FindingDoryKnobs(**DEMO_FINDINGDORY_KNOBS).to_dict()),
-    )
     made = []
-    for bench, n, knobs in plan:
+    for bench, n, given, _ in DEMO_SUITES:
+        knobs = generator(bench).knobs(given)
         out = suites / bench
         try:
             check_suite_file(out, bench, seed, n, knobs)
@@ -238,19 +238,18 @@ def _handle_demo(args: argparse.Namespace) -> int:
         suites = detect_suites(out / "suites")
     except InputError:  # neither suite could be generated: said below, with the report
         suites = {}
-    fd_agents = list(DEMO_FINDINGDORY_AGENTS)
     agent_args: dict[str, dict[str, Any]] = {"text-memory": dict(DEMO_TEXT_MEMORY_ARGS)}
+    left_out: set[str] = set()
     if not embeddings_available():
         print_warning("the embeddings extra is not installed (pip install "
                       "'recallbench[embeddings]'): text-memory is left out")
-        fd_agents.remove("text-memory")
-        agent_args = {}
-    by_bench = {"scenemem": DEMO_SCENEMEM_AGENTS, "findingdory": fd_agents}
-    by_bench = {b: names for b, names in by_bench.items() if b in suites}
+        left_out, agent_args = {"text-memory"}, {}
+    by_bench = {bench: [a for a in agents if a not in left_out]
+                for bench, _, _, agents in DEMO_SUITES if bench in suites}
     plan = plan_agents(suites, [], by_bench, agent_args, seed=0)
     opts = CompareOptions(workers=workers, frames=DEMO_FRAMES, agent_args=agent_args,
                           quiet_runs=True, overwrite=True)
-    missing = [b for b in ("scenemem", "findingdory") if b not in suites]
+    missing = [bench for bench, _, _, _ in DEMO_SUITES if bench not in suites]
     warnings = [f"no {b} suite could be generated (see {out / 'suites' / b})" for b in missing]
     comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
                          suite=out / "suites", warnings=warnings, fmt=args.format)

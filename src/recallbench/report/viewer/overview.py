@@ -17,12 +17,6 @@ from recallbench.report.aggregate import metric_summary
 from recallbench.report.paired import INTERVAL_NAME, TEST_NAME, gains, pairwise
 from recallbench.report.viewer.sources import baseline_of, memory_agents
 
-# The row fields each breakdown slices by, and what they are called per benchmark.
-SLICES = {
-    "scenemem": {"category": "object category", "group": "task", "kind": "fixture type"},
-    "findingdory": {"category": "category", "group": "group", "kind": "template"},
-}
-
 
 def benchmark_overview(bench: str, agents: Sequence[str],
                        cases: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
@@ -42,7 +36,10 @@ def benchmark_overview(bench: str, agents: Sequence[str],
         "title": benchmark.title, "primary": primary, "metrics": metrics,
         "definitions": {m: benchmark.definitions()[m] for m in metrics},
         "labels": {m: benchmark.labels()[m] for m in metrics},
-        "slices": SLICES[bench], "agents": {}, "breakdowns": {},
+        # the row fields each breakdown slices by, and what the benchmark calls them; how a
+        # case page is drawn (viewer.js)
+        "slices": dict(benchmark.viewer_slices), "page": benchmark.viewer_page,
+        "agents": {}, "breakdowns": {},
     }
     for agent, rows in per_agent.items():
         failures: dict[str, int] = {}
@@ -54,7 +51,7 @@ def benchmark_overview(bench: str, agents: Sequence[str],
             "metrics": {m: metric_summary([v.get(m) for _, v in rows], seed=seed)
                         for m in metrics},
         }
-    for field in SLICES[bench]:
+    for field in benchmark.viewer_slices:
         table: dict[str, dict[str, Any]] = {}
         for agent, rows in per_agent.items():
             groups: dict[str, list[float]] = {}
