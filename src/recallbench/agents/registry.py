@@ -23,11 +23,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recallbench.errors import InputError
 from recallbench.loader import is_reference, load_attr
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 ENTRY_POINT_GROUP = "recallbench.agents"
 # role -> the methods a class needs to play it. A role is an agent interface, named after the
@@ -126,6 +128,8 @@ class NoMeaning(ValueError):
 
 
 def _entry_points() -> dict[str, metadata.EntryPoint]:
+    from importlib import metadata  # on first use: `recallbench --help` does not need it
+
     return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 

@@ -9,7 +9,6 @@ suite.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -52,6 +51,8 @@ def check_agent_kwargs(agent: str, factory: Any, kwargs: Mapping[str, Any], flag
     """Unknown keys and missing required arguments of ``factory``, before it is called.
 
     ``prefix`` is how a key is spelled on the command line (``vlm.`` under ``run``)."""
+    import inspect  # on use: `recallbench --help` does not load it
+
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):
