@@ -35,11 +35,12 @@ from recallbench.audit.findingdory_calibration import (
     load_calibration,
 )
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.findingdory.evaluate import build_query, offered_for, score_records
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.benchmarks.findingdory.templates import is_multi_goal
 
-K = 96
+K = DEFAULT_FRAMES  # the published budget the val reference was made with
 SEED = 0  # the random agent's
 REFERENCE_PATH = Path(__file__).with_name("findingdory_val_reference.json")
 OPTIONS = ("scoring",)  # the command-line options audit() takes (audit.core)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.agents.registry import DEFAULT_LL_POLICY
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.cli.formats import add_format_option, as_data
 from recallbench.cli.report import show_summary
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
@@ -199,7 +199,7 @@ def _handle_run(args: argparse.Namespace) -> int:
         try:
             budgets = [int(k) for k in args.frames_sweep.split(",") if k.strip()]
         except ValueError:
-            raise UsageError("--frames-sweep", f"expected numbers like 24,48,96, got "
+            raise UsageError("--frames-sweep", f"expected numbers like 24,48,{DEFAULT_FRAMES}, got "
                                                f"{args.frames_sweep!r}") from None
     suite = load_suite(args.data, trusted=args.trust_suite)
     for k in budgets:
@@ -360,7 +360,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="constructor argument for the agent (JSON value), repeatable",
     )
     parser.add_argument("--frames", type=int, default=DEFAULT_FRAMES, help="frame budget K")
-    parser.add_argument("--frames-sweep", help="comma-separated budgets, one run each: 24,48,96")
+    parser.add_argument("--frames-sweep",
+                        help=f"comma-separated budgets, one run each: 24,48,{DEFAULT_FRAMES}")
     parser.add_argument("--out", help="run directory")
     parser.add_argument("--videos", help="directory that video paths resolve against")
     parser.add_argument("--limit", type=int, help="only the first N cases")

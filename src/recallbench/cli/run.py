@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.cli.checks import (
     check_agent_server,
     check_frames,
@@ -285,7 +286,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--workers", type=int, default=None,
                      help="SceneMem worker processes (default: one per core)")
     run.add_argument("--max-steps", type=int, default=None,
-                     help="SceneMem steps per test (default: the spec's, else 1500)")
+                     help="SceneMem steps per test (default: the spec's, else "
+                     f"{DEFAULT_MAX_STEPS})")
     run.add_argument("--test-timeout", type=float, default=None,
                      help="wall-clock s per SceneMem test / FindingDory case (default "
                           f"{DEFAULT_TEST_TIMEOUT:.0f} / {DEFAULT_CASE_TIMEOUT:.0f})")

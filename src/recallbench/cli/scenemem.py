@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -38,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="results.json path (the card's schema)")
     p.add_argument("--filter", default=None, help="only scenarios whose folder name has this")
     p.add_argument(
-        "--max-steps", type=int, default=None, help="steps per test (default: spec, else 1500)"
+        "--max-steps", type=int, default=None,
+        help=f"steps per test (default: spec, else {DEFAULT_MAX_STEPS})",
     )
     p.add_argument(
         "--workers", type=int, default=None, help="worker processes (default: one per core)"

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.errors import InputError, UsageError
 
 PARTS = "parts"
@@ -171,7 +172,8 @@ def _scenemem_probes(ds: Any, scenario_dir: Path, size: tuple[int, int]) -> list
         for test in scenario.spec.tests:
             load_start(env, scenario)
             policy = _Recording(HierarchicalPrivileged(), ds, size, test.instruction or "")
-            out = run_rollout(env, policy, scenario, test, test.max_steps or 1500, Thresholds())
+            out = run_rollout(env, policy, scenario, test, test.max_steps or DEFAULT_MAX_STEPS,
+                              Thresholds())
             if out.memory and policy.steps:
                 ds.save_episode(parallel_encoding=False)
                 probes.append({"test_id": test.test_id, "steps": policy.steps})

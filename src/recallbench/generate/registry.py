@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.generate.fingerprint import (
     Fingerprint,
