@@ -2,10 +2,11 @@ r"""``recallbench --help``: what its imports cost, against the raw limit, the in
 start (``python -c pass``), measured in the same run; the target is under 0.15 s of imports and
 no numpy (issue 24).
 
-Each command runs ``--repeat`` times in a child process with ``-X importtime``; the import time
-of a run is the sum of its top-level imports' cumulative times, minus those of the bare
-interpreter (site, encodings: what every Python program pays). Medians are printed, and the wall
-time of each beside that of ``python -c pass``.
+Each command (``python -m recallbench.cli``: the ``recallbench`` script's entry point) runs
+``--repeat`` times in a child process with ``-X importtime``; the import time of a run is the
+sum of its top-level imports' cumulative times, minus those of the bare interpreter (site,
+encodings: what every Python program pays). Medians are printed, and the wall time of each
+beside that of ``python -c pass``.
 
     .venv/bin/python bench/bench_help.py [--repeat 5] [--commands run,findingdory,...]
 """
@@ -58,7 +59,7 @@ def main() -> int:
           f"(median of {args.repeat})")
     worst = 0.0
     for command in args.commands.split(","):
-        argv = ["-m", "recallbench", *([command] if command else []), "--help"]
+        argv = ["-m", "recallbench.cli", *([command] if command else []), "--help"]
         wall, imports, modules = _median(argv, args.repeat)
         own = imports - raw_imports
         worst = max(worst, own)
