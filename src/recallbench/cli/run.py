@@ -52,12 +52,6 @@ DEMO_NO_MODEL_NOTE = (
     "plug a model in with: recallbench run --suite {suites} --agents blind,vlm --out runs/vlm "
     "--agent-arg vlm.model=MODEL --agent-arg vlm.base_url=http://localhost:8000/v1 "
     "(docs/agents.md)")
-# What the demo generates and runs, per benchmark: (benchmark, items, knobs, agents); its
-# generator fills in the knobs' defaults
-DEMO_SUITES: tuple[tuple[str, int, dict[str, Any], list[str]], ...] = (
-    ("scenemem", DEMO_SCENEMEM_SCENARIOS, DEMO_SCENEMEM_KNOBS, DEMO_SCENEMEM_AGENTS),
-    ("findingdory", DEMO_FINDINGDORY_EPISODES, DEMO_FINDINGDORY_KNOBS, DEMO_FINDINGDORY_AGENTS),
-)
 # Offline text memory: captions from the suite's privileged annotations, answered by MiniLM.
 DEMO_TEXT_MEMORY_ARGS = {
     "answerer": "embedding",
@@ -186,6 +180,16 @@ def _handle_run(args: argparse.Namespace) -> int:
 
 
 # --- demo ------------------------------------------------------------------------------------
+def _demo_plan() -> tuple[tuple[str, int, dict[str, Any], list[str]], ...]:
+    """What the demo generates and runs, per benchmark: (benchmark, items, knobs, agents), read
+    when it runs (its generator fills in the knobs' defaults)."""
+    return (
+        ("scenemem", DEMO_SCENEMEM_SCENARIOS, DEMO_SCENEMEM_KNOBS, DEMO_SCENEMEM_AGENTS),
+        ("findingdory", DEMO_FINDINGDORY_EPISODES, DEMO_FINDINGDORY_KNOBS,
+         DEMO_FINDINGDORY_AGENTS),
+    )
+
+
 def _demo_suites(suites: Path, workers: int, seed: int = 0) -> list[str]:
     """Both demo suites through the generator's own machinery, once. A suite made with other
     knobs (an older recallbench) is made again. Returns the benchmarks (re)generated now."""
@@ -197,7 +201,7 @@ def _demo_suites(suites: Path, workers: int, seed: int = 0) -> list[str]:
 
     console = Console(stderr=True)
     made = []
-    for bench, n, given, _ in DEMO_SUITES:
+    for bench, n, given, _ in _demo_plan():
         knobs = generator(bench).knobs(given)
         out = suites / bench
         try:
@@ -246,11 +250,11 @@ def _handle_demo(args: argparse.Namespace) -> int:
                       "'recallbench[embeddings]'): text-memory is left out")
         left_out, agent_args = {"text-memory"}, {}
     by_bench = {bench: [a for a in agents if a not in left_out]
-                for bench, _, _, agents in DEMO_SUITES if bench in suites}
+                for bench, _, _, agents in _demo_plan() if bench in suites}
     plan = plan_agents(suites, [], by_bench, agent_args, seed=0)
     opts = CompareOptions(workers=workers, frames=DEMO_FRAMES, agent_args=agent_args,
                           quiet_runs=True, overwrite=True)
-    missing = [bench for bench, _, _, _ in DEMO_SUITES if bench not in suites]
+    missing = [bench for bench, _, _, _ in _demo_plan() if bench not in suites]
     warnings = [f"no {b} suite could be generated (see {out / 'suites' / b})" for b in missing]
     comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
                          suite=out / "suites", warnings=warnings, fmt=args.format)
