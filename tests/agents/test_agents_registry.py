@@ -84,6 +84,9 @@ def test_list_agents_command(installed_plugin: Path, capsys: pytest.CaptureFixtu
     lines = {line.split()[1]: line for line in out.splitlines() if len(line.split()) > 2}
     assert "findingdory" in lines["oracle"] and "scenemem" in lines["oracle"]
     assert "scenemem" in lines["search"] and "findingdory" not in lines["search"]
+    # and what each one's score means: its kind (an entry point declaring none: memory)
+    assert "privileged" in lines["oracle"] and "memoryless" in lines["time-prior"]
+    assert " memory " in lines["last-frame"]
 
 
 def test_file_path_spec_and_errors(tmp_path: Path) -> None:
@@ -174,3 +177,9 @@ def test_runs_record_the_agent_kind(tmp_path: Path, capsys: pytest.CaptureFixtur
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "agent_kind" in err and "'clever'" in err
     assert not (run / "runlog.jsonl").exists()  # refused before any case ran
+    cmp = tmp_path / "cmp"  # a comparison refuses it while planning, before any agent runs
+    assert main(["run", "--suite", str(VAL), "--agents", f"blind,{path}:Smart", "--out",
+                 str(cmp)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "agent_kind" in err and "Smart" in err
+    assert not (cmp / "findingdory" / "blind").exists()

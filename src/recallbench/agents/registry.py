@@ -134,21 +134,23 @@ def _entry_points() -> dict[str, metadata.EntryPoint]:
 
 
 def list_agents() -> dict[str, dict[str, Any]]:
-    """name -> {"targets": {role: "module:Class"}, "summary", "source"}; entry points' roles are
-    told by the methods their class offers."""
+    """name -> {"targets": {role: "module:Class"}, "summary", "source", "kind"}; entry points'
+    roles are told by the methods their class offers, their kind by its ``agent_kind``."""
     out: dict[str, dict[str, Any]] = {
-        name: {"targets": dict(e.targets), "summary": e.summary, "source": "builtin"}
+        name: {"targets": dict(e.targets), "summary": e.summary, "source": "builtin",
+               "kind": e.kind}
         for name, e in REGISTRY.items()}
     for name, ep in sorted(_entry_points().items()):
         if name in out:
             continue
         dist = ep.dist.name if ep.dist is not None else "?"
         try:
-            roles = roles_of(ep.load())
+            factory = ep.load()
+            roles, kind = roles_of(factory), declared_kind(factory, name)
         except Exception:  # noqa: BLE001 - a broken plugin is listed, not fatal
-            roles = []
+            roles, kind = [], "?"
         out[name] = {"targets": {r: ep.value for r in roles}, "summary": "",
-                     "source": f"entry point ({dist})"}
+                     "source": f"entry point ({dist})", "kind": kind}
     return out
 
 

@@ -120,7 +120,7 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
     work. A name that means nothing anywhere is an error listing the valid names; a name from
     ``--agents`` that means nothing for one benchmark is skipped there with a note (it ran on
     another); a name listed for one benchmark alone must mean something there."""
-    from recallbench.agents.registry import meaning, resolve
+    from recallbench.agents.registry import agent_kind, meaning, resolve
     from recallbench.run.compare import Planned
 
     benches = list(benches)
@@ -143,6 +143,8 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
             raise UsageError(flag, f"unknown agent {name!r} for {bench}: use one of "
                                    f"{', '.join(valid_names(bench))}, or module:Class")
     used = {p.agent for ps in plan.values() for p in ps if p.skip is None}
+    for planned in (p for ps in plan.values() for p in ps if p.skip is None):
+        agent_kind(planned.target or planned.agent)  # a kind that is none: one error, now
     for name in agent_args:
         if name not in used:
             raise UsageError("--agent-arg", f"no agent {name!r} among the agents run "
