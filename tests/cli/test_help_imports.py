@@ -7,9 +7,9 @@ import json
 import subprocess
 import sys
 
-# What --help must not load: numerical and simulation stacks, and the metadata scan of every
-# installed distribution (entry points are read when an agent is looked up, not for --help).
-HEAVY = ("numpy", "mujoco", "robosuite", "av", "PIL", "rich", "importlib.metadata")
+# What --help must not load: numerical and simulation stacks, OpenSSL, and the metadata scan of
+# every installed distribution (entry points are read when an agent is looked up, not for --help).
+HEAVY = ("numpy", "mujoco", "robosuite", "av", "PIL", "rich", "importlib.metadata", "_hashlib")
 
 PROBE = """
 import contextlib, io, json, sys
