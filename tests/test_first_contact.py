@@ -274,7 +274,7 @@ def test_every_extra_is_used_by_code():
             pinned_for_another = {"torch"}  # the CPU build the MiniLM package runs on
             used = (f"import {module}", f"from {module}", f'importorskip("{module}')
             run_by_ci = extra == "test" and (  # a tool the test script runs, or a pytest plugin
-                name == "pytest-timeout" or f".venv/bin/{name} " in test_script)
+                name in ("pytest-timeout", "pytest-xdist") or f".venv/bin/{name} " in test_script)
             assert any(u in where for u in used) or (
                 name in pinned_for_another) or run_by_ci, (extra, name)
 

@@ -42,6 +42,7 @@ def _scenemem(repo: Path, policy: str, out: Path, cwd: Path | None = None):
                cwd=cwd)
 
 
+@pytest.mark.slow
 def test_the_card_eval_package_runs_only_when_the_policy_imports_it(tmp_path):
     marker = tmp_path / "ran"
     repo = _card_repo(tmp_path, marker)
