@@ -29,7 +29,7 @@ def add_option(parser: pytest.Parser) -> None:
                           "(call + its own setup; shared fixtures get 3x); 0: no check")
 
 
-@dataclass
+@dataclass(eq=False)  # a plugin object must stay hashable
 class SlowCheck:
     limit: float
     is_controller: bool  # judges the reports (the only process without xdist)
