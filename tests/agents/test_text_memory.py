@@ -181,6 +181,7 @@ def test_embedding_answerer_logic_with_a_fixed_embedder() -> None:
 
 
 @pytest.mark.embeddings
+@pytest.mark.slow
 def test_offline_embedding_answerer_with_minilm() -> None:
     if not embeddings_available():  # checked here, not at collection: it imports torch
         pytest.skip("needs the 'embeddings' extra")
