@@ -22,18 +22,20 @@ export MUJOCO_GL="${MUJOCO_GL:-egl}"
 # The tests start hundreds of recallbench processes: with cached bytecode each one skips
 # recompiling the package (and each xdist worker skips re-rewriting the test modules).
 unset PYTHONDONTWRITEBYTECODE
-xdist=(-n "${RECALLBENCH_TEST_WORKERS:-$(nproc)}" --dist loadgroup --no-loadscope-reorder)
-pytest_in() {  # $1 = the venv, $2 = its marks; prints pytest's own wall time
-    local t0=$SECONDS
-    "$1/bin/python" -m pytest -q -ra "${xdist[@]}" -m "$(marks_for "$2")" ${args[@]+"${args[@]}"}
-    echo "== pytest in $1 took $((SECONDS - t0)) s"
+pytest_in() {  # $1 = the venv, $2 = its marks, then pytest options; prints pytest's wall time
+    local venv=$1 marks=$2 t0=$SECONDS
+    shift 2
+    "$venv/bin/python" -m pytest -q -ra "$@" -m "$(marks_for "$marks")" ${args[@]+"${args[@]}"}
+    echo "== pytest in $venv took $((SECONDS - t0)) s"
 }
 .venv/bin/ruff check src tests bench .ci scripts
 .venv/bin/mypy  # src/recallbench, settings in pyproject's [tool.mypy]
-pytest_in .venv "not lerobot"
+pytest_in .venv "not lerobot" -n "${RECALLBENCH_TEST_WORKERS:-$(nproc)}" --dist loadgroup \
+    --no-loadscope-reorder
 
 # LeRobot needs numpy >= 2 and torch < 2.11 (see pyproject's lerobot extra): its tests run in
-# .venv-lerobot, pinned by constraints-lerobot.txt.
+# .venv-lerobot, pinned by constraints-lerobot.txt. In one process: a handful of tests in two
+# modules, and a worker of their own would pay the torch and LeRobot import a second time.
 echo "== the LeRobot tests, in .venv-lerobot"
 bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt lerobot,test
 pytest_in .venv-lerobot lerobot
