@@ -30,7 +30,7 @@ pytest_in() {  # $1 = the venv, $2 = its marks, then pytest options; prints pyte
 }
 .venv/bin/ruff check src tests bench .ci scripts
 .venv/bin/mypy  # src/recallbench, settings in pyproject's [tool.mypy]
-pytest_in .venv "not lerobot" -n "${RECALLBENCH_TEST_WORKERS:-$(nproc)}" --dist loadgroup \
+pytest_in .venv "not lerobot" -n "${RECALLBENCH_TEST_WORKERS:-$(nproc)}" --dist loadscope \
     --no-loadscope-reorder
 
 # LeRobot needs numpy >= 2 and torch < 2.11 (see pyproject's lerobot extra): its tests run in

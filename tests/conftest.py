@@ -4,6 +4,7 @@ tests/support/."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,9 +21,13 @@ def pytest_configure(config: pytest.Config) -> None:
     slow_check.register(config)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the test ids
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: one module per worker
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return xdist_groups.make_scheduler(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    xdist_groups.group_by_module(config, items)
+    xdist_groups.longest_first(config, items)
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,7 @@ pytest.importorskip("ray", reason="needs the ray extra: pip install 'recallbench
 from support.findingdory_suite import build_suite  # noqa: E402
 from support.ray_cluster import RayCluster  # noqa: E402
 
-# xdist_group: one cluster at a time (tests/support/xdist_groups.py)
-pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.xdist_group("ray")]
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
 RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
 TOKEN = "0123456789abcdef0123456789abcdef"
 

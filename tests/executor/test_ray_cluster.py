@@ -30,8 +30,7 @@ from support.scenemem_fixtures.build import (  # noqa: E402
 )
 from support.shared_data import FINDINGDORY_VAL_QA  # noqa: E402
 
-# xdist_group: one cluster at a time (tests/support/xdist_groups.py)
-pytestmark = [pytest.mark.ray, pytest.mark.slow, pytest.mark.xdist_group("ray")]
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
