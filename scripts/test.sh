@@ -2,7 +2,9 @@
 # Installs what the tests need (robosuite, the MiniLM embeddings extra, Ray, openpi-client, HF
 # datasets, Chromium for the page tests; LeRobot in a venv of its own) and runs lint + the whole
 # test suite. `--fast` leaves out the tests marked slow (the long end-to-end ones; CI runs
-# everything). Other arguments go to pytest.
+# everything). Other arguments go to pytest (e.g. `-n 0` runs in one process).
+# The tests run on every core (pytest-xdist; how they are shared out: tests/support/xdist_groups.py)
+# and fail when a test not marked slow takes over 10 s (tests/support/slow_check.py).
 set -euo pipefail
 fast=0
 args=()
@@ -17,12 +19,23 @@ bash scripts/setup.sh test,robosuite,embeddings,ray,openpi,export
 # Debian's Chromium for the viewer's page tests (Playwright drives it; no browser download)
 bash scripts/apt-install.sh chromium
 export MUJOCO_GL="${MUJOCO_GL:-egl}"
+# The tests start hundreds of recallbench processes: with cached bytecode each one skips
+# recompiling the package (and each xdist worker skips re-rewriting the test modules).
+unset PYTHONDONTWRITEBYTECODE
+pytest_in() {  # $1 = the venv, $2 = its marks, then pytest options; prints pytest's wall time
+    local venv=$1 marks=$2 t0=$SECONDS
+    shift 2
+    "$venv/bin/python" -m pytest -q -ra "$@" -m "$(marks_for "$marks")" ${args[@]+"${args[@]}"}
+    echo "== pytest in $venv took $((SECONDS - t0)) s"
+}
 .venv/bin/ruff check src tests bench .ci scripts
 .venv/bin/mypy  # src/recallbench, settings in pyproject's [tool.mypy]
-.venv/bin/python -m pytest -q -ra -m "$(marks_for "not lerobot")" ${args[@]+"${args[@]}"}
+pytest_in .venv "not lerobot" -n "${RECALLBENCH_TEST_WORKERS:-$(nproc)}" --dist loadscope \
+    --no-loadscope-reorder
 
 # LeRobot needs numpy >= 2 and torch < 2.11 (see pyproject's lerobot extra): its tests run in
-# .venv-lerobot, pinned by constraints-lerobot.txt.
+# .venv-lerobot, pinned by constraints-lerobot.txt. In one process: a handful of tests in two
+# modules, and a worker of their own would pay the torch and LeRobot import a second time.
 echo "== the LeRobot tests, in .venv-lerobot"
 bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt lerobot,test
-.venv-lerobot/bin/python -m pytest -q -ra -m "$(marks_for "lerobot")" ${args[@]+"${args[@]}"}
+pytest_in .venv-lerobot lerobot

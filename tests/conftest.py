@@ -1,20 +1,42 @@
-"""Fixtures shared across test folders. Helpers that are plain functions live in tests/support/."""
+"""Fixtures and hooks shared across test folders. Helpers that are plain functions live in
+tests/support/."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from support import slow_check, xdist_groups
 from support.findingdory_suite import GENERATE
+from support.shared_cache import built_once
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    slow_check.add_option(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    slow_check.register(config)
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: one module per worker
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return xdist_groups.make_scheduler(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    xdist_groups.longest_first(config, items)
 
 
 @pytest.fixture(scope="session")
 def findingdory_generated_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny suite, generated once per session and only read by its users (the LL tests and
-    the end-to-end run)."""
+    """The tiny suite, generated once per run (shared by the xdist workers) and only read by its
+    users (the LL tests, the exports and the end-to-end run)."""
     from recallbench.cli import main
 
-    out = tmp_path_factory.mktemp("fd_generated") / "suite"
-    assert main([*GENERATE, "--out", str(out)]) == 0
-    return out
+    def generate(out: Path) -> None:
+        assert main([*GENERATE, "--out", str(out)]) == 0
+
+    return built_once(tmp_path_factory, "fd_generated_suite", generate)

@@ -57,6 +57,7 @@ def sm_data(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_suite, sm_data):
     missing = str(tmp_path / "nope")
     cases = [
@@ -132,6 +133,7 @@ def test_text_memory_without_a_captioner_is_refused_naming_what_it_needs(tmp_pat
     assert not (tmp_path / "cmp").exists()
 
 
+@pytest.mark.slow
 def test_a_refused_frame_budget_leaves_no_run_behind(tmp_path, capsys):
     out = tmp_path / "fd"
     status, err = call(["findingdory", "--data", VAL, "--agent", "oracle", "--frames", "48",
@@ -195,6 +197,7 @@ def test_findingdory_exits_nonzero_when_every_case_fails(tmp_path, capsys, fd_su
     assert summary["no_answer"] == 12 and "produced no answer" in summary["warnings"][0]
 
 
+@pytest.mark.slow
 def test_comparison_exits_nonzero_when_no_agent_scores(tmp_path, capsys, fd_suite,
                                                        broken_agent):
     status, err = call(["run", "--suite", str(fd_suite), "--agents", broken_agent,
@@ -274,7 +277,7 @@ def test_every_extra_is_used_by_code():
             pinned_for_another = {"torch"}  # the CPU build the MiniLM package runs on
             used = (f"import {module}", f"from {module}", f'importorskip("{module}')
             run_by_ci = extra == "test" and (  # a tool the test script runs, or a pytest plugin
-                name == "pytest-timeout" or f".venv/bin/{name} " in test_script)
+                name in ("pytest-timeout", "pytest-xdist") or f".venv/bin/{name} " in test_script)
             assert any(u in where for u in used) or (
                 name in pinned_for_another) or run_by_ci, (extra, name)
 
@@ -387,6 +390,7 @@ def test_round_two_mistakes_are_one_line_and_touch_nothing(tmp_path, capsys, fd_
     assert [p.name for p in (tmp_path / "bad_run").iterdir()] == ["manifest.json"]
 
 
+@pytest.mark.slow
 def test_scenemem_reuses_its_run_only_when_asked(tmp_path, capsys, sm_data):
     out = tmp_path / "r.json"
     sm = ["scenemem", "--data-dir", str(sm_data), "--policy", policy("Idle"),
@@ -451,6 +455,7 @@ def test_ctrl_c_names_the_exact_command_that_finishes(tmp_path, capsys, fd_suite
                                         + " --resume")
 
 
+@pytest.mark.slow
 def test_score_report_and_view_say_first_that_a_run_is_unfinished(tmp_path, capsys):
     run = tmp_path / "fd"
     argv = ["findingdory", "--data", VAL, "--agent", "oracle", "--limit", "5", "--out", str(run)]

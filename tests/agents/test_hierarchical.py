@@ -153,6 +153,7 @@ def test_controller_needs_the_builtin_world():
 
 
 @pytest.mark.embeddings
+@pytest.mark.slow
 def test_embedding_memory_retrieves_the_caption(kitchen_data):
     from recallbench.agents.embeddings import embeddings_available
 

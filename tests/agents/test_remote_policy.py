@@ -182,6 +182,7 @@ def test_no_server_is_one_line_naming_the_flag(tmp_path):
     assert not (tmp_path / "r_run").exists()  # refused before any work
 
 
+@pytest.mark.slow
 def test_a_served_policy_that_reads_the_simulator_fails_its_test_saying_why(tmp_path):
     suite = data(tmp_path / "data", 1)
     port = free_port()

@@ -10,6 +10,7 @@ memoryless search exactly 1/2 (it finds the microwave, runs out of steps before 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from recallbench.agents.hierarchical import (
     HierarchicalPrivileged,
@@ -39,6 +40,7 @@ def test_do_nothing_scores_zero(scenario):
     assert all(o.steps == BUDGET and o.error is None for o in outcomes.values())
 
 
+@pytest.mark.slow
 def test_memoryless_search_finds_the_near_fixture_only(scenario):
     policy = MemorylessSearchPolicy()
     outcomes = rollouts(scenario, policy)
@@ -68,6 +70,7 @@ def test_search_order_is_nearest_first(scenario):
     assert nearest_fixture(env, []) is None
 
 
+@pytest.mark.slow
 def test_random_fixture_choice_is_seeded_and_reported(scenario):
     a, b = HierarchicalRandom(), HierarchicalRandom()
     rollouts(scenario, a)

@@ -181,8 +181,10 @@ def test_embedding_answerer_logic_with_a_fixed_embedder() -> None:
 
 
 @pytest.mark.embeddings
-@pytest.mark.skipif(not embeddings_available(), reason="needs the 'embeddings' extra")
+@pytest.mark.slow
 def test_offline_embedding_answerer_with_minilm() -> None:
+    if not embeddings_available():  # checked here, not at collection: it imports torch
+        pytest.skip("needs the 'embeddings' extra")
     captions = {
         0: "The robot drives through the hallway; nothing is picked up.",
         1: "In the living room the robot picks up a red mug from the sofa at frame 6.",

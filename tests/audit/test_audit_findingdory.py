@@ -102,6 +102,7 @@ def _episodes(rows: list[dict], ids: list[str]) -> list[dict]:
     return [r for r in rows if r["ep_id"] in ids]
 
 
+@pytest.mark.slow
 def test_a_small_suite_gets_a_verdict_val_passes_a_planted_room_shortcut_fails(
     tmp_path, val_rows, capsys
 ):

@@ -42,6 +42,7 @@ def _scenemem(repo: Path, policy: str, out: Path, cwd: Path | None = None):
                cwd=cwd)
 
 
+@pytest.mark.slow
 def test_the_card_eval_package_runs_only_when_the_policy_imports_it(tmp_path):
     marker = tmp_path / "ran"
     repo = _card_repo(tmp_path, marker)
@@ -57,6 +58,7 @@ def test_the_card_eval_package_runs_only_when_the_policy_imports_it(tmp_path):
     assert records(tmp_path / "b_run")[0]["error"] is None
 
 
+@pytest.mark.slow
 def test_a_policy_folder_cannot_shadow_an_installed_package(tmp_path):
     marker = tmp_path / "shadowed"
     repo = _card_repo(tmp_path, tmp_path / "ran")
@@ -71,6 +73,7 @@ def test_a_policy_folder_cannot_shadow_an_installed_package(tmp_path):
 
 
 # ------------------------------------------------------------------------- the model files
+@pytest.mark.slow
 def test_env_kwargs_carrying_a_model_or_a_file_are_refused(tmp_path):
     from support.fault_support import error_lines, set_env_args
 
@@ -152,6 +155,7 @@ def _damage(path: Path, how: str) -> None:
                                            ("eval_spec.json", "folder"),
                                            ("videos/subtasks.json", "not_utf8"),
                                            ("env/unified_model.xml", "folder")])
+@pytest.mark.slow
 def test_one_bad_scenemem_file_skips_its_scenario_naming_the_file(tmp_path, name, how):
     from support.fault_support import error_lines
 

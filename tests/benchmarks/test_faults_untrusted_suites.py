@@ -29,6 +29,7 @@ def test_a_suite_naming_os_system_as_env_factory_runs_nothing(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_builtins_exec_through_recallbench_run_is_refused(tmp_path):
     marker = tmp_path / "pwned"
     scen = mini_scenario(tmp_path / "suite" / "combo_1", [mini_test("t", "bowl")])
@@ -193,6 +194,7 @@ def test_an_empty_qa_list_is_refused(tmp_path):
 
 # ------------------------------------------------------------------- finding 10: bad inputs
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
+@pytest.mark.slow
 def test_a_garbage_or_truncated_scenemem_video_is_refused_at_load(tmp_path, damage):
     scen = mini_scenario(tmp_path / "data" / "combo_1", [mini_test("t", "bowl")])
     video = scen / "videos" / "robot0_agentview_right.mp4"
@@ -258,6 +260,7 @@ def test_bad_prediction_files_are_one_line_errors(tmp_path, capsys, content, fie
     assert out.count("error:") == 1 and "preds.jsonl" in out and squash(field) in out, out
 
 
+@pytest.mark.slow
 def test_a_full_disk_mid_run_is_one_line_and_nothing_recorded_is_lost(tmp_path, capsys,
                                                                       monkeypatch):
     import errno

@@ -62,6 +62,7 @@ def test_unknown_executor_is_one_line(tmp_path):
     assert_one_line(findingdory(tmp_path, "--executor", "slurm"), "--executor", "slurm")
 
 
+@pytest.mark.slow
 def test_the_local_executor_is_recorded_as_provenance(tmp_path):
     import json
 

@@ -88,6 +88,7 @@ def test_pixel_agent_reads_the_real_video(suite_dir: Path, tmp_path: Path) -> No
         "frame_indices"][0]] == 51  # fmt: skip
 
 
+@pytest.mark.slow
 def test_resume_gives_identical_records(suite_dir: Path, tmp_path: Path) -> None:
     full, part = tmp_path / "full", tmp_path / "part"
     base = ["--data", str(suite_dir), "--agent", "random", "--frames", "24", "--seed", "3"]
@@ -216,6 +217,7 @@ def test_score_predictions_made_elsewhere(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+@pytest.mark.slow
 def test_public_file_refuses_other_budgets(tmp_path: Path, capsys) -> None:
     code = run(
         "--data", str(VAL), "--agent", "random", "--frames", "48", "--out", str(tmp_path / "r")
@@ -224,6 +226,7 @@ def test_public_file_refuses_other_budgets(tmp_path: Path, capsys) -> None:
     assert "96-frame" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_all_six_metrics_from_recorded_ll_outcomes(suite_dir: Path, tmp_path: Path) -> None:
     # The LL rollout (built-in world) appends its outcome under "ll"; scoring needs nothing else.
     out = tmp_path / "ll"
@@ -275,6 +278,7 @@ FAULTY_AGENT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_faulty_agent_fails_cases_not_the_run(suite_dir: Path, tmp_path: Path) -> None:
     agent_file = tmp_path / "faulty.py"
     agent_file.write_text(FAULTY_AGENT)
@@ -292,6 +296,7 @@ def test_faulty_agent_fails_cases_not_the_run(suite_dir: Path, tmp_path: Path) -
 
 
 @pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+@pytest.mark.slow
 def test_rescoring_a_run_counts_unrecorded_cases_as_missing(tmp_path: Path, capsys) -> None:
     """Finding 8 for `recallbench score RUN`: a planned case without a record (an interrupted
     run) fails and is reported as missing; --subset scores the recorded ones only."""

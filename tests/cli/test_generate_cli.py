@@ -49,6 +49,7 @@ def test_findingdory_branch_writes_a_loadable_suite(tmp_path):
     assert (out / "audit.png").is_file()
 
 
+@pytest.mark.slow
 def test_generation_skips_an_audit_that_cannot_judge_and_says_how_to_run_it(tmp_path, capsys):
     """The README's small SceneMem suite used to sit through minutes of audit ending "too small
     to judge"; a FindingDory suite of any size is judged; --no-audit skips it on any suite."""

@@ -290,6 +290,7 @@ def test_bad_scenarios_get_one_line_each_and_the_rest_still_run(tmp_path):
     assert summary["by_task"]["find_target"]["errors"] == 6
 
 
+@pytest.mark.slow
 def test_scenarios_failing_the_pre_flight_check_count_in_the_totals(tmp_path):
     """A scenario that fails the pre-flight check but whose spec names its tests keeps them in
     results.json's total, each failed with the reason (the card's total counts every test asked
@@ -556,6 +557,7 @@ def test_ctrl_c_stops_cleanly_and_tells_how_to_resume(tmp_path, monkeypatch):
     assert json.loads(out.read_text())["summary"]["total"] == 6
 
 
+@pytest.mark.slow
 def test_no_scenarios_is_an_error(tmp_path):
     data = random_data(tmp_path / "data", n=1)
     proc = run_cli(

@@ -21,6 +21,8 @@ from recallbench.video.reader import VideoFrames
 from recallbench.video.sampling import subsample_indices
 from recallbench.video.stamp import stamp_frame
 
+pytestmark = pytest.mark.slow  # a generated day exported and read back through HF datasets
+
 datasets = pytest.importorskip("datasets")
 K = 24  # a small K keeps the test fast; the default is the benchmark's 96
 

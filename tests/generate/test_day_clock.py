@@ -8,10 +8,12 @@ time-prior agent (agents/shortcuts.py) locate Time-Based answers from the questi
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from support.clock import minutes
 
 
+@pytest.mark.slow
 def test_a_nominal_clock_rarely_locates_a_stated_time():
     """The time-prior shortcut, simulated over many drawn clocks: a time read at an offered
     position and mapped back by the nominal 06:00-22:00 clock lands within 3 positions of it

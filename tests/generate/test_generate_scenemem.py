@@ -89,6 +89,7 @@ def test_suite_layout_and_probes(suite):
                 assert test.object not in placed
 
 
+@pytest.mark.slow
 def test_probes_get_the_cards_budget_and_the_day_ends_away_from_the_last_task(suite):
     manifest = json.loads((suite / "suite.json").read_text())
     assert manifest["primary_metric"] == "first_open_success"

@@ -17,6 +17,8 @@ import pytest
 from recallbench.report.compare import label, shown_metrics
 from support.findingdory_suite import build_suite
 
+pytestmark = pytest.mark.slow  # a real comparison run in the module fixture
+
 RECALLBENCH = str(Path(sys.executable).with_name("recallbench"))
 AGENTS = ("oracle", "blind", "random", "recency")
 

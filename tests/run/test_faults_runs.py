@@ -214,6 +214,7 @@ def test_every_client_setting_is_reachable_from_the_command_line(tmp_path, capsy
     assert manifest["agent_manifest"]["max_retry_after"] == 5.0
 
 
+@pytest.mark.slow
 def test_transient_failures_are_not_recorded_and_resume_asks_again(tmp_path, capsys):
     from recallbench.cli import main
     from support.findingdory_suite import build_suite
@@ -264,6 +265,7 @@ def test_a_video_that_fails_to_decode_is_its_own_failure(tmp_path):
     assert not server.requests
 
 
+@pytest.mark.slow
 def test_a_dead_server_stops_the_run_and_resume_continues(tmp_path, capsys):
     import socket
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support.fault_support import records, squash
 
 ODD_AGENT = '''
@@ -174,6 +176,7 @@ def test_planted_symlinks_in_a_run_folder_are_refused_never_followed(tmp_path, c
     assert (run / "runlog.jsonl").read_bytes() == kept
 
 
+@pytest.mark.slow
 def test_overwrite_never_deletes_a_folder_another_process_is_writing(tmp_path, capsys):
     import fcntl
 
@@ -212,6 +215,7 @@ def _escaped(key: str, form: int) -> str:
     return "".join(f"\\u{ord(c):04{'x' if form == 1 else 'X'}}" for c in key)
 
 
+@pytest.mark.slow
 def test_a_json_escaped_key_is_redacted_from_every_file_and_the_console(tmp_path, monkeypatch,
                                                                        capfd):
     from recallbench.cli import main

@@ -217,6 +217,7 @@ def _damage_run(run: Path, rng: random.Random, outside: Outside) -> str:
     return name
 
 
+@pytest.mark.slow
 def test_score_and_view_survive_damaged_run_folders(pristine_run, tmp_path, capsys):
     from recallbench.cli import main
 
@@ -243,6 +244,7 @@ def test_score_and_view_survive_damaged_run_folders(pristine_run, tmp_path, caps
         assert outside.state() == outside.before, (round_, what)
 
 
+@pytest.mark.slow
 def test_merge_survives_damaged_shards(tmp_path, capsys):
     from recallbench.cli import main
     from support.findingdory_suite import build_suite

@@ -23,6 +23,7 @@ def _run(tmp_path, name: str, *extra: str) -> subprocess.CompletedProcess:
         env=ENV, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_policy_reading_env_sim_fails_under_observation_only(tmp_path):
     mini_scenario(tmp_path / "data" / "combo_000_L1_S1_0001", [mini_test("t0", "bowl")])
     refused = _run(tmp_path, "only", "--observation-only")

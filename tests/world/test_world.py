@@ -243,6 +243,7 @@ def test_body_pixel_counts_match_the_segmentation_image(kitchen):
     np.testing.assert_array_equal(light, env.render_camera("robot0_head", 120, 160))
 
 
+@pytest.mark.slow
 def test_frustum_culling_changes_no_pixel():
     """Renders leave out the geoms a camera cannot see: at poses all over a house, every
     camera's RGB, depth and segmentation equal the unculled renders exactly, while most of
@@ -452,6 +453,7 @@ def test_make_env_accepts_robosuite_kwargs_as_robosuite_make_does():
         make_env("RecallbenchKitchen", not_a_kwarg=1)
 
 
+@pytest.mark.slow
 def test_preview_cli_writes_pictures(tmp_path):
     from PIL import Image
 

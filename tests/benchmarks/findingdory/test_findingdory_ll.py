@@ -226,6 +226,7 @@ def test_ordered_goals_succeed_in_order_and_fail_at_the_first_wrong_stop(suite, 
     assert score_case(case, wrong, episode=episode)["ll_failure"] != "timeout"
 
 
+@pytest.mark.slow
 def test_an_unusable_answer_stops_at_the_start(suite, episode, worlds):
     from recallbench.agents.ll_policies import GreedyFramePolicy
 
@@ -294,6 +295,7 @@ def test_official_scoring_stops_at_the_start_when_hl_fails(suite, episode, world
     assert records[-1]["ll"]["steps"] == 1000  # the correct answer was driven (and spun)
 
 
+@pytest.mark.slow
 def test_generated_suite_metrics_agree_with_the_reference_scorer(suite, episode):
     """Findings 4 and 5 on a generated suite: DTG-SR, SC-SR (both modes) and HL-SPL of every
     single-goal case at every 5th frame, recallbench against support/findingdory_reference.py."""

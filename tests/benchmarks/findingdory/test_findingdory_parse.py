@@ -71,6 +71,7 @@ def _timed(fn, *args) -> float:
     ],
     ids=["braces", "unterminated", "deep"],
 )
+@pytest.mark.slow
 def test_multi_megabyte_replies_parse_in_about_linear_time(reply: str) -> None:
     """Issue 14: 18 s on a 2.4 MB reply. Measured against a plain json.loads of a valid
     document of the same size, in the same run (a ratio, not an absolute time)."""

@@ -60,6 +60,7 @@ def test_oracle_end_to_end_matches_5595(tmp_path: Path, suite, capsys) -> None:
         console.print(summary_table("Oracle HL-SR by category", by_cat, ["hl_sr"]))
 
 
+@pytest.mark.slow
 def test_official_scoring_option_on_the_oracle_run(suite) -> None:
     records = answer_all(suite, OracleAgent())
     published = summarize(score_records(suite, records), METRICS, na_reasons=NA_REASONS)
@@ -73,6 +74,7 @@ def test_official_scoring_option_on_the_oracle_run(suite) -> None:
     )
 
 
+@pytest.mark.slow
 def test_random_and_blind_baselines_are_low_with_intervals(suite, capsys) -> None:
     figures = {}
     for agent in (RandomAgent(seed=0), BlindAgent().fit(suite.cases), RecencyAgent()):

@@ -16,6 +16,7 @@ pytest.importorskip("recallbench.world.env")
 SEARCH = "recallbench.agents.scenemem_baselines:MemorylessSearchPolicy"
 
 
+@pytest.mark.slow
 def test_search_run_is_scored_on_both_metrics(tmp_path):
     data = search_order_suite(tmp_path / "data")
     config = normalise(ScenememConfig(data_dir=str(data), policy=SEARCH,
