@@ -1,15 +1,19 @@
-"""The Ray executor against local worker processes on the same SceneMem probes, in the same run.
+"""The Ray executor against local worker processes on the same 100+ SceneMem probes, same run.
 
-On a small generated SceneMem suite (``--suite``, else one generated into a temp folder) the
-privileged policy runs every probe through ``run_scenemem`` four ways, in alternating blocks so
-all see the same machine load: local processes and Ray actors, each with 1 and 2 workers. Ray
-runs on this machine (``ray.init``, one CPU per worker), started once before the blocks; each run
-still starts its own actors, as each local run spawns its own processes. Printed (medians):
+A small SceneMem suite is generated (``--suite`` reuses one) and widened to ``--probes`` probes
+by repeating its tests under new ids (the suite is data: the same scenarios, more tests), each
+cut to ``--max-steps`` steps so a run fits a 2-core machine. A local 2-node Ray cluster is
+started with Ray's own tooling (``ray start --head`` and ``ray start --address``, two CPUs a
+node, tests/support/ray_cluster.py) and this driver joins it once. Then the privileged policy
+runs every probe through ``run_scenemem``, local processes and Ray actors at 1, 2 and 4
+workers, in alternating blocks so all see the same machine load. Every run starts its own
+workers (processes or actors), as a single command does. Printed (medians of ``--repeats``):
 
-- wall time per probe, Ray / local, at 1 and at 2 workers (target <= 1.05x);
-- speed-up from 1 to 2 workers of each, and Ray's over local's (target >= 0.95).
+- wall time per probe, Ray / local, at 1, 2 and 4 workers (target <= 1.05x);
+- speed-up from 1 to 2 (and 4) workers of each, and Ray's over local's (target >= 0.95).
 
-    .venv/bin/python bench/bench_ray.py [--suite DIR] [--repeats 3]
+    .venv/bin/python bench/bench_ray.py [--suite DIR] [--probes 104] [--max-steps 40]
+                                        [--repeats 3]
 
 Needs the ray extra (pip install 'recallbench[ray]').
 """
@@ -17,7 +21,11 @@ Needs the ray extra (pip install 'recallbench[ray]').
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,15 +35,36 @@ from rich.console import Console
 from recallbench.executor import ExecutorSettings
 from recallbench.run.scenemem import ScenememConfig, normalise, run_scenemem
 
+ROOT = Path(__file__).resolve().parents[1]
 POLICY = "recallbench.agents.hierarchical:HierarchicalPrivileged"
 TINY = ["generate", "scenemem", "--n", "2", "--seed", "3", "--tasks", "3", "--pick-place", "3",
         "--size", "64", "--no-camera-obs", "--workers", "2"]
+RATIO_TARGET = 1.05
+SPEEDUP_TARGET = 0.95
+WORKERS = (1, 2, 4)
 
 
-def run_once(suite: Path, scratch: Path, execution: ExecutorSettings) -> tuple[float, int]:
+def widen(suite: Path, out: Path, probes: int) -> int:
+    """A copy of ``suite`` whose scenarios repeat their tests (new ids) to ``probes`` in all."""
+    shutil.copytree(suite, out)
+    specs = sorted(out.glob("*/eval_spec.json"))
+    base = sum(len(json.loads(p.read_text())["tests"]) for p in specs)
+    copies = -(-probes // base)
+    total = 0
+    for path in specs:
+        spec = json.loads(path.read_text())
+        spec["tests"] = [{**t, "test_id": f"{t['test_id']}_r{r}"} for r in range(copies)
+                         for t in spec["tests"]]
+        total += len(spec["tests"])
+        path.write_text(json.dumps(spec))
+    return total
+
+
+def run_once(suite: Path, scratch: Path, execution: ExecutorSettings,
+             max_steps: int) -> tuple[float, int]:
     out = Path(tempfile.mkdtemp(dir=scratch)) / "r.json"
     config = normalise(ScenememConfig(data_dir=str(suite), policy=POLICY, out=str(out),
-                                      camera_obs=False))
+                                      camera_obs=False, max_steps=max_steps))
     start = time.perf_counter()
     status = run_scenemem(config, out.with_name("r_run"), execution.workers,
                           console=Console(quiet=True), execution=execution)
@@ -48,37 +77,58 @@ def run_once(suite: Path, scratch: Path, execution: ExecutorSettings) -> tuple[f
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--suite", type=Path)
+    p.add_argument("--probes", type=int, default=104)
+    p.add_argument("--max-steps", type=int, default=40)
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args()
     import ray
 
-    scratch = Path(tempfile.mkdtemp())
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.ray_cluster import CLIENT_ENV, RayCluster
+
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    os.environ.update(CLIENT_ENV)
+    scratch = Path(tempfile.mkdtemp(prefix="bench-ray-"))
     suite = args.suite
     if suite is None:
         from recallbench.cli import main as cli
 
         suite = scratch / "suite"
         assert cli([*TINY, "--out", str(suite)]) == 0
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=100 * 1024 * 1024)
-    kinds = [("local", 1), ("ray", 1), ("local", 2), ("ray", 2)]
-    per_probe: dict[tuple[str, int], list[float]] = {k: [] for k in kinds}
-    run_once(suite, scratch, ExecutorSettings("ray", 2))  # warm: imports, Ray's worker pool
-    for _ in range(args.repeats):
-        for kind, workers in kinds:
-            wall, probes = run_once(suite, scratch, ExecutorSettings(kind, workers))
-            per_probe[(kind, workers)].append(wall / probes)
-    med = {k: statistics.median(v) for k, v in per_probe.items()}
-    print(f"{probes} probes per run, {args.repeats} runs each, medians")
-    for workers in (1, 2):
-        local, on_ray = med[("local", workers)], med[("ray", workers)]
-        print(f"{workers} worker(s): local {local * 1e3:7.1f} ms/probe   ray "
-              f"{on_ray * 1e3:7.1f} ms/probe   ray/local {on_ray / local:.3f}x (target <= 1.05)")
-    local_up = med[("local", 1)] / med[("local", 2)]
-    ray_up = med[("ray", 1)] / med[("ray", 2)]
-    print(f"speed-up 1 -> 2 workers: local {local_up:.2f}x   ray {ray_up:.2f}x   "
-          f"ray/local {ray_up / local_up:.3f} (target >= 0.95)")
-    ray.shutdown()
+    wide = scratch / "wide"
+    probes = widen(suite, wide, args.probes)
+    path = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
+    (scratch / "ray").mkdir()
+    cluster = RayCluster(scratch / "ray", workers=1, cpus=2,  # a head and one more node
+                         env={"PYTHONPATH": path, "MUJOCO_GL": os.environ["MUJOCO_GL"]})
+    try:
+        ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False,
+                 _node_ip_address="127.0.0.1")  # the driver on loopback, as the nodes
+        kinds = [(kind, n) for n in WORKERS for kind in ("local", "ray")]
+        wall: dict[tuple[str, int], list[float]] = {k: [] for k in kinds}
+        run_once(wide, scratch, ExecutorSettings("ray", 2), args.max_steps)  # warm: imports
+        for _ in range(args.repeats):
+            for kind, n in kinds:
+                seconds, done = run_once(wide, scratch, ExecutorSettings(kind, n), args.max_steps)
+                assert done == probes, f"{kind} x{n}: {done} of {probes} probes recorded"
+                wall[(kind, n)].append(seconds)
+        ray.shutdown()
+    finally:
+        cluster.stop()
+    med = {k: statistics.median(v) for k, v in wall.items()}
+    print(f"{probes} SceneMem probes per run (max {args.max_steps} steps), 2-node Ray cluster "
+          f"(2 CPUs a node) vs local processes; medians of {args.repeats} runs")
+    for n in WORKERS:
+        local, on_ray = med[("local", n)], med[("ray", n)]
+        print(f"{n} worker(s): local {local / probes * 1e3:7.1f} ms/probe   ray "
+              f"{on_ray / probes * 1e3:7.1f} ms/probe   ray/local {on_ray / local:.3f}x "
+              f"(target <= {RATIO_TARGET})")
+    for n in WORKERS[1:]:
+        local_up = med[("local", 1)] / med[("local", n)]
+        ray_up = med[("ray", 1)] / med[("ray", n)]
+        target = f"(target >= {SPEEDUP_TARGET})" if n == 2 else "(2 cores: for information)"
+        print(f"speed-up 1 -> {n} workers: local {local_up:.2f}x   ray {ray_up:.2f}x   "
+              f"ray/local {ray_up / local_up:.3f} {target}")
 
 
 if __name__ == "__main__":

@@ -138,6 +138,65 @@ def test_executor_on_the_cluster_fails_crashes_and_hung_tasks_only(cluster, monk
     assert out["hang"].error.startswith("timeout: exceeded 20 s")
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie is dead too
+        return f.read().split()[2] != "Z"
+
+
+def test_a_fault_in_a_chunk_on_ray_fails_only_the_running_task(cluster, monkeypatch, tmp_path):
+    from recallbench.executor.ray import RayExecutor
+
+    for name, value in CLIENT_ENV.items():
+        monkeypatch.setenv(name, value)
+    calls = tmp_path / "calls.txt"  # one machine: every node sees it
+    handler = "support.scenemem_fixtures.tasks:work"
+    faults = {"t1": {"do": "sigkill"}, "t4": {"do": "sleep", "seconds": 600},
+              "t6": {"do": "raise"}}
+    tasks = [Task(f"t{i}", {"x": i, "calls": str(calls), **faults.get(f"t{i}", {})})
+             for i in range(9)]
+    with RayExecutor(handler, 1, timeout=15, address=cluster.address, chunk=9) as ex:
+        for t in tasks:
+            ex.submit(t)
+        out = {r.key: r for r in ex.results()}
+    assert out["t1"].error.startswith("worker process died") and not out["t1"].lost
+    assert out["t4"].error.startswith("timeout: exceeded 15 s")
+    assert "ValueError: bad payload 6" in out["t6"].error
+    for i in (0, 2, 3, 5, 7, 8):
+        assert out[f"t{i}"].error is None and out[f"t{i}"].value["square"] == i * i
+    # every task ran once: the rest of a chunk is re-queued, never run twice
+    assert sorted(calls.read_text().split(), key=int) == [str(i) for i in range(9)]
+    assert out["t0"].value["pid"] != out["t2"].value["pid"]  # t1 killed the first actor
+
+
+def test_actors_are_started_once_for_all_executors_of_a_run(cluster, monkeypatch):
+    from recallbench.executor.session import keep_workers
+
+    for name, value in CLIENT_ENV.items():
+        monkeypatch.setenv(name, value)
+    handler = "support.scenemem_fixtures.tasks:work"
+
+    def pids(tasks: int) -> set[int]:
+        with make_executor("ray", handler, 1, address=cluster.address) as ex:
+            for x in range(tasks):
+                ex.submit(Task(f"x{x}", {"x": x}))
+            return {r.value["pid"] for r in ex.results()}
+
+    with keep_workers():
+        first = pids(3)
+        second = pids(3)  # another benchmark, another agent: the same actor
+        assert len(first) == 1 and second == first
+        assert all(_alive(pid) for pid in first)
+    deadline = time.monotonic() + 60  # stopped at the block's end
+    while any(_alive(pid) for pid in first) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not any(_alive(pid) for pid in first)
+    assert pids(2).isdisjoint(first)  # outside a block: actors of its own
+
+
 def test_runs_on_the_cluster_equal_local_runs(cluster, data, local_run, gate, tmp_path):
     out = tmp_path / "ray.json"
     cli(gate, *scenemem_args(data, out), *on_ray(cluster))

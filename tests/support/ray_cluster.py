@@ -2,8 +2,8 @@
 
 A head and worker nodes, each a separate ``ray start --block`` process in its own process group
 (so one node can be killed alone, and teardown touches this cluster only, never another Ray on
-the machine), one CPU each, a capped object store, no dashboard, temp files under the test's tmp
-path. Tests import it only after ``pytest.importorskip("ray")``.
+the machine), one CPU each (``cpus``), a capped object store, no dashboard, temp files under the
+test's tmp path. Tests import it only after ``pytest.importorskip("ray")``.
 """
 
 from __future__ import annotations
@@ -50,8 +50,10 @@ def _ray_cli() -> str:
 
 
 class RayCluster:
-    def __init__(self, tmp: Path, workers: int = 2, env: dict[str, str] | None = None) -> None:
+    def __init__(self, tmp: Path, workers: int = 2, env: dict[str, str] | None = None,
+                 cpus: int = 1) -> None:
         self.tmp = tmp
+        self.cpus = cpus  # per node: an actor holds one
         self.port = _free_port()
         self.address = f"127.0.0.1:{self.port}"
         # Short: Ray's socket paths under the temp dir must fit in 107 bytes.
@@ -70,7 +72,8 @@ class RayCluster:
 
     def _start(self, head: bool) -> None:
         # Every port free-picked: fixed defaults would collide with another node or Ray here.
-        common = ["--num-cpus=1", f"--object-store-memory={OBJECT_STORE_BYTES}", "--block",
+        common = [f"--num-cpus={self.cpus}", f"--object-store-memory={OBJECT_STORE_BYTES}",
+                  "--block",
                   "--disable-usage-stats", "--node-ip-address=127.0.0.1",
                   "--include-log-monitor=false",  # workers' output reaches workers.log
                   *(f"--{name}={_free_port()}" for name in (

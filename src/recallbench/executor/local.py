@@ -5,32 +5,44 @@ such as Ray can plug in later. ``ProcessExecutor`` always runs tasks in subproce
 one worker, because only a process can be killed safely: a task that exceeds its time limit, or a
 worker that dies (segfault, os._exit, OOM), costs that one task, recorded as an error, and the
 worker is replaced. The caller stays the single writer of the run log.
+
+Cheap tasks travel in chunks (``chunks.ChunkSizer``): a worker gets several tasks in one message
+and reports each as it ends, so results still stream back one task at a time. The time limit is
+per task; when a worker dies or is stopped, the task it was running fails and the tasks of its
+chunk that had not started go back to the front of the queue.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import multiprocessing as mp
 import os
+import selectors
 import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
-from multiprocessing.connection import Connection, wait
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
 from typing import Any, Protocol
 
+from recallbench.executor.chunks import ChunkSizer
 from recallbench.executor.pool import TaskPool
-from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
+from recallbench.executor.results import ERROR_CAP, encode_result
 from recallbench.executor.task import Task, TaskResult
+from recallbench.executor.wire import FrameReader, decode_message, done_message, ready_message
 from recallbench.io import open_no_follow
 from recallbench.loader import load_attr
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
 MAX_STARTUP_FAILURES = 3
+# The largest chunk handed to a busy worker: the pipe (a socket buffer of ~200 KB on Linux)
+# takes it whole, so the runner never blocks on a worker that is itself blocked sending.
+PREFETCH_BYTES = 64 * 1024
 # Of one task's stdout/stderr, this much reaches the log; a policy printing 100 KB per step
 # must not grow it by megabytes per test.
 OUTPUT_CAP = 64 * 1024
@@ -113,42 +125,48 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
         os.dup2(fd, 2)
         os.close(fd)
     handler = import_handler(handler_ref)
-    conn.send_bytes(json.dumps(["ready", os.getpid()]).encode())
+    conn.send_bytes(ready_message(os.getpid()))
     while True:
         try:
-            msg = conn.recv()  # from the runner: trusted
+            chunk = conn.recv()  # from the runner (trusted): a list of (key, payload)
         except (EOFError, OSError):
             return
-        if msg is None:
+        if chunk is None:
             return
-        key, payload = msg
-        start = time.perf_counter()
-        try:
-            value, error = handler(payload), None
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
-            tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            value, error = None, f"handler raised {tb}"[:ERROR_CAP]
-        if spool and log_path:
-            with contextlib.suppress(Exception):
-                sys.stdout.flush()
-                sys.stderr.flush()
+        for key, payload in chunk:  # one at a time, each reported as it ends
+            conn.send_bytes(_run_task(handler, key, payload, spool, log_path))
+
+
+def _run_task(handler: Callable[[Any], Any], key: str, payload: Any, spool: str | None,
+              log_path: str | None) -> bytes:
+    start = time.perf_counter()
+    try:
+        value, error = handler(payload), None
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
+        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        value, error = None, f"handler raised {tb}"[:ERROR_CAP]
+    if spool and log_path:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        if _printed():  # one fstat, not an open of the spool, for a task that printed nothing
             move_output(spool, log_path, key)
-        text, unencodable = encode_result(value) if error is None else ("null", None)
-        # The runner reads JSON only: what the handler returned cannot run code there.
-        done = ["done", key, text, unencodable or error, time.perf_counter() - start]
-        conn.send_bytes(json.dumps(done).encode())
+    text, unencodable = encode_result(value) if error is None else ("null", None)
+    # The runner reads JSON only: what the handler returned cannot run code there.
+    return done_message(key, text, unencodable or error, time.perf_counter() - start)
 
 
-def _message(data: bytes) -> list[Any]:
-    """A worker's message: ["ready", pid] or ["done", key, value, error, wall time]."""
-    msg = decode_result(data)
-    if isinstance(msg, list) and msg and msg[0] == "ready":
-        return msg
-    if not (isinstance(msg, list) and len(msg) == 5 and msg[0] == "done"
-            and isinstance(msg[1], str) and isinstance(msg[2], str)
-            and isinstance(msg[3], (str, type(None))) and isinstance(msg[4], (int, float))):
-        raise ValueError("not a worker message")
-    return ["done", msg[1], decode_result(msg[2]), msg[3], float(msg[4])]
+def _printed() -> bool:
+    """Has anything reached the spool (fds 1 and 2 point at it) since it was last emptied?"""
+    try:
+        return os.fstat(1).st_size > 0
+    except OSError:
+        return True
+
+
+def _pickled(chunk: list[Task]) -> bytes:
+    # the runner's own tasks to its own workers: pickle is safe in this direction only
+    return bytes(ForkingPickler.dumps([(task.key, task.payload) for task in chunk]))
 
 
 class _Worker:
@@ -162,10 +180,18 @@ class _Worker:
         self.proc.start()
         child_conn.close()
         self.conn: Connection = parent_conn
+        self.fd = parent_conn.fileno()
+        self.reader = FrameReader(self.fd)
         self.log_path = log_path
         self.ready = False
-        self.task: Task | None = None
-        self.started = 0.0
+        self.tasks: deque[Task] = deque()  # handed over, not yet reported, in running order
+        self.started = 0.0  # when the first of them started, as far as the runner knows
+        self.last_chunk = 0  # tasks in the last chunk sent: it has been read once fewer remain
+
+    @property
+    def task(self) -> Task | None:
+        """The task running now (the first not yet reported), or None when idle."""
+        return self.tasks[0] if self.tasks else None
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):
@@ -184,7 +210,8 @@ class ProcessExecutor(TaskPool):
     """Runs tasks in ``workers`` spawned processes with an optional per-task wall-clock limit.
 
     ``handler`` is "module:function"; it is imported in each worker and called with the task's
-    payload. The limit counts from the moment a task is handed to a ready worker.
+    payload. The limit counts from the moment a task starts: for the first of a chunk when it is
+    handed to a ready worker, for the others when the runner hears the one before it end.
     """
 
     def __init__(
@@ -193,6 +220,7 @@ class ProcessExecutor(TaskPool):
         workers: int = 1,
         timeout: float | None = None,
         log_path: str | Path | None = None,
+        chunk: int | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
@@ -201,24 +229,60 @@ class ProcessExecutor(TaskPool):
         self.timeout = timeout
         self.log_path = str(log_path) if log_path else None
         self._ctx = mp.get_context("spawn")  # fork would copy a parent's GL/thread state
+        self._chunks = ChunkSizer(fixed=chunk)  # chunk: a fixed size; None sizes by wall time
         super().__init__()
         self._startup_failures = 0
+        # every worker's socket and process sentinel, registered once for the pool's lifetime
+        self._selector = selectors.DefaultSelector()
 
     def _new_worker(self) -> _Worker:
-        return _Worker(self._ctx, self.handler, self.log_path)
+        w = _Worker(self._ctx, self.handler, self.log_path)
+        self._selector.register(w.fd, selectors.EVENT_READ, (w, "conn"))
+        self._selector.register(w.proc.sentinel, selectors.EVENT_READ, (w, "sentinel"))
+        return w
+
+    def _kill(self, w: _Worker) -> None:
+        for fd in (w.fd, w.proc.sentinel):
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self._selector.unregister(fd)
+        w.kill()
 
     def _dispatch(self) -> None:
         for w in self._pool:
-            if w.ready and w.task is None and self._queue:
-                task = self._queue.popleft()
-                w.task, w.started = task, time.perf_counter()
-                # If the worker just died, its sentinel reports it on the next wait.
-                with contextlib.suppress(OSError):
-                    w.conn.send((task.key, task.payload))
+            if not (w.ready and self._queue):
+                continue
+            n = self._chunks.size(len(self._queue), self.workers)
+            if w.tasks and not (len(w.tasks) <= self._chunks.refill_at(n)
+                                and len(w.tasks) < w.last_chunk):
+                continue  # busy: refilled only once it has read the last chunk and nears its end
+            chunk = [self._queue.popleft() for _ in range(min(n, len(self._queue)))]
+            data = _pickled(chunk)
+            # A busy worker reads its next chunk only after its current one, and meanwhile may
+            # block sending us a large result: a chunk that fits the empty pipe never blocks us.
+            while w.tasks and len(data) > PREFETCH_BYTES and len(chunk) > 1:
+                keep = len(chunk) // 2
+                self._queue.extendleft(reversed(chunk[keep:]))
+                chunk = chunk[:keep]
+                data = _pickled(chunk)
+            if w.tasks and len(data) > PREFETCH_BYTES:
+                self._queue.extendleft(reversed(chunk))
+                continue
+            if not w.tasks:
+                w.started = time.perf_counter()
+            w.tasks.extend(chunk)
+            w.last_chunk = len(chunk)
+            # If the worker just died, its sentinel reports it on the next wait.
+            with contextlib.suppress(OSError):
+                w.conn.send_bytes(data)
 
     def _retire(self, w: _Worker, reason: str) -> TaskResult | None:
-        w.kill()
+        """Stop a worker: its running task fails with ``reason``; the rest of its chunk, not
+        started, goes back to the front of the queue in order."""
+        self._kill(w)
         self._pool.remove(w)
+        running = w.tasks.popleft() if w.tasks else None
+        self._queue.extendleft(reversed(w.tasks))
+        w.tasks.clear()
         if not w.ready:
             self._startup_failures += 1
             if self._startup_failures >= MAX_STARTUP_FAILURES:
@@ -227,9 +291,50 @@ class ProcessExecutor(TaskPool):
                     f"worker processes die during startup ({reason}); see "
                     f"{self.log_path or 'stderr'}"
                 )
-        if w.task is None:
+        if running is None:
             return None
-        return TaskResult(w.task.key, error=reason, wall_time=time.perf_counter() - w.started)
+        return TaskResult(running.key, error=reason, wall_time=time.perf_counter() - w.started)
+
+    def _read(self, w: _Worker) -> Generator[TaskResult, None, str]:
+        """Every message waiting from ``w``, its results yielded one by one. Returns "done"
+        when results were read (w lives), else "check" (its pipe closed, or only "ready")."""
+        try:
+            frames = w.reader.read()
+        except OSError:
+            frames = None
+        except ValueError as exc:  # a bad frame: not what a worker sends, its task fails
+            result = self._retire(w, f"worker sent an unreadable result ({exc})")
+            if result:
+                yield result
+            return "done"
+        if frames is None:
+            return "check"  # died, maybe mid-message: handled as a dead worker
+        read = False
+        for data in frames:
+            try:
+                msg = decode_message(data)
+            except ValueError as exc:  # not what a worker sends: its task fails
+                result = self._retire(w, f"worker sent an unreadable result ({exc})")
+                if result:
+                    yield result
+                return "done"
+            if msg[0] == "ready":
+                w.ready = True
+                self._startup_failures = 0
+                continue
+            _, key, value, error, wall = msg
+            if w.task is None or w.task.key != key:
+                result = self._retire(w, "worker sent an unreadable result (for a task it was "
+                                         "not running)")
+                if result:
+                    yield result
+                return "done"
+            w.tasks.popleft()
+            w.started = time.perf_counter()  # the next one starts as this one ends
+            self._chunks.observe(wall)
+            read = True
+            yield TaskResult(key, value, error, wall)
+        return "done" if read else "check"
 
     def _wait_once(self) -> Iterator[TaskResult]:
         now = time.perf_counter()
@@ -237,28 +342,13 @@ class ProcessExecutor(TaskPool):
         if self.timeout is not None and self._busy():
             first = min(w.started for w in self._busy()) + self.timeout
             timeout = max(0.0, first - now)
-        handles: list[Any] = [w.conn for w in self._pool] + [w.proc.sentinel for w in self._pool]
-        ready = set(wait(handles, timeout))
+        events = self._selector.select(timeout) if self._pool else []
+        ready = {(id(key.data[0]), key.data[1]) for key, _ in events}
         for w in list(self._pool):
-            if w.conn in ready:
-                try:
-                    msg = _message(w.conn.recv_bytes())
-                except (EOFError, OSError):
-                    msg = None  # died mid-message: handled as a dead worker below
-                except ValueError as exc:  # not what a worker sends: its task fails
-                    result = self._retire(w, f"worker sent an unreadable result ({exc})")
-                    if result:
-                        yield result
-                    continue
-                if msg and msg[0] == "ready":
-                    w.ready = True
-                    self._startup_failures = 0
-                elif msg and msg[0] == "done":
-                    _, key, value, error, wall = msg
-                    w.task = None
-                    yield TaskResult(key, value, error, wall)
-                    continue
-            if w.proc.sentinel in ready or (w.conn in ready and not w.proc.is_alive()):
+            readable = (id(w), "conn") in ready
+            if readable and (yield from self._read(w)) == "done":
+                continue
+            if (id(w), "sentinel") in ready or (readable and not w.proc.is_alive()):
                 w.proc.join(1)
                 if w.proc.exitcode is not None:
                     code = w.proc.exitcode
@@ -281,5 +371,5 @@ class ProcessExecutor(TaskPool):
         deadline = time.monotonic() + 2
         for w in self._pool:
             w.proc.join(max(0.0, deadline - time.monotonic()))
-            w.kill()
+            self._kill(w)
         self._pool.clear()

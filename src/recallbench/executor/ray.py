@@ -15,6 +15,13 @@ workers. What differs is who is at fault when a worker vanishes:
 Tasks are deterministic in their payload, so a retried task returns what the first attempt would
 have. Paths in payloads must mean the same on every node (one machine, or a shared filesystem).
 Ray is the optional ``ray`` extra, imported only here.
+
+Cheap tasks go to an actor in chunks (``chunks.ChunkSizer``): several calls queued on it at
+once, so it never waits for the driver; it still runs them one by one and each result comes
+back as it ends. When the actor dies or is stopped, the task it was running is handled as
+above and the rest of its chunk goes back to the queue. Inside ``session.keep_workers()``
+(one ``recallbench run``) actors outlive their executor and serve the next one, whatever its
+handler: they are started once per run, not once per benchmark and agent.
 """
 
 from __future__ import annotations
@@ -25,15 +32,18 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from recallbench.errors import UsageError
+from recallbench.executor.chunks import ChunkSizer
 from recallbench.executor.local import import_handler, take_output
 from recallbench.executor.pool import TaskPool
 from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
+from recallbench.executor.session import kept_workers
 from recallbench.executor.task import Task, TaskResult
 from recallbench.io import open_no_follow
 
@@ -58,7 +68,7 @@ def import_ray() -> Any:
 
 
 class _Runner:
-    """The actor body: imports the handler once, runs tasks, returns their captured output."""
+    """The actor body: imports handlers once each, runs tasks, returns their captured output."""
 
     def __init__(self, handler_ref: str) -> None:
         # Keep simulator chatter out of Ray's console stream: it goes back with each result
@@ -70,19 +80,30 @@ class _Runner:
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         os.close(fd)
-        self.handler = import_handler(handler_ref)
+        self.handlers: dict[str, Callable[[Any], Any]] = {}
+        self._handler(handler_ref)
+
+    def _handler(self, ref: str) -> Callable[[Any], Any]:
+        if ref not in self.handlers:
+            self.handlers[ref] = import_handler(ref)
+        return self.handlers[ref]
 
     def node(self) -> str:
         import ray
 
         return ray.get_runtime_context().get_node_id()
 
-    def run(self, key: str, payload: Any) -> tuple[str, str | None, float, bytes]:
+    def load(self, handler_ref: str) -> str:
+        """Ready for another executor's handler (a kept actor): imports it, returns the node."""
+        self._handler(handler_ref)
+        return self.node()
+
+    def run(self, handler_ref: str, key: str, payload: Any) -> tuple[str, str | None, float, bytes]:
         """The handler's result as strict JSON text (``results.encode_result``), never the
         object itself: the driver decodes JSON only."""
         start = time.perf_counter()
         try:
-            value, error = self.handler(payload), None
+            value, error = self._handler(handler_ref)(payload), None
         except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
             value, error = None, f"handler raised {tb}"[:ERROR_CAP]
@@ -99,9 +120,14 @@ class _Worker:
     actor: Any
     ready_ref: Any
     node: str | None = None
-    task: Task | None = None
-    ref: Any = None
-    started: float = 0.0
+    tasks: deque[Task] = field(default_factory=deque)  # queued on the actor, in running order
+    refs: deque[Any] = field(default_factory=deque)  # their results, in the same order
+    started: float = 0.0  # when the first of them started, as far as the driver knows
+
+    @property
+    def task(self) -> Task | None:
+        """The task running now (the first not yet reported), or None when idle."""
+        return self.tasks[0] if self.tasks else None
 
 
 class RayExecutor(TaskPool):
@@ -116,6 +142,7 @@ class RayExecutor(TaskPool):
         log_path: str | Path | None = None,
         address: str | None = None,
         retries: int = DEFAULT_RETRIES,
+        chunk: int | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
@@ -128,6 +155,10 @@ class RayExecutor(TaskPool):
         super().__init__()
         self._lost: dict[str, int] = {}
         self._startup_failures = 0
+        self._chunks = ChunkSizer(fixed=chunk)  # chunk: a fixed size; None sizes by wall time
+        self._kept = kept_workers()
+        # actors a previous executor of this run left (already ready): used before new ones
+        self._spare: list[Any] = self._kept.take("ray") if self._kept else []
         self._idle_since = time.monotonic()
         self._owns_ray = False
         if not self.ray.is_initialized():
@@ -160,25 +191,38 @@ class RayExecutor(TaskPool):
                                               f"{_first_line(failure)}") from None
             sys.stderr.write(native)  # a successful start says what it always said
             self._owns_ray = True
+            if self._kept is not None:  # Ray stays up for the run's next executors
+                self._kept.at_end(self.ray.shutdown)
+                self._owns_ray = False
         self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0,
                                             scheduling_strategy="SPREAD")(_Runner)
 
     def _new_worker(self) -> _Worker:
+        if self._spare:  # a kept actor: ready once it has imported this executor's handler
+            actor = self._spare.pop()
+            return _Worker(actor, actor.load.remote(self.handler))
         actor = self._actor_class.remote(self.handler)
         return _Worker(actor, actor.node.remote())
 
     def _dispatch(self) -> None:
         for w in self._pool:
-            if w.node is not None and w.task is None and self._queue:
+            if w.node is None or not self._queue:
+                continue
+            n = self._chunks.size(len(self._queue), self.workers)
+            if len(w.tasks) > self._chunks.refill_at(n):
+                continue
+            if not w.tasks:
+                w.started = time.perf_counter()
+            for _ in range(min(n, len(self._queue))):
                 task = self._queue.popleft()
-                w.task, w.started = task, time.perf_counter()
-                w.ref = w.actor.run.remote(task.key, task.payload)
+                w.tasks.append(task)
+                w.refs.append(w.actor.run.remote(self.handler, task.key, task.payload))
 
     def _wait_once(self) -> Iterator[TaskResult]:
         refs = {}
         for w in self._pool:
-            if w.task is not None:
-                refs[w.ref] = w
+            if w.tasks:  # its results come in order: only the first can be next
+                refs[w.refs[0]] = w
             elif w.node is None:  # still starting
                 refs[w.ready_ref] = w
         timeout = 5.0  # wake up now and then: node deaths, starved pools
@@ -188,21 +232,28 @@ class RayExecutor(TaskPool):
         done, _ = self.ray.wait(list(refs), num_returns=1, timeout=timeout) if refs else ([], [])
         for ref in done:
             w = refs[ref]
-            if w.task is None:
+            if not w.tasks:
                 self._on_ready(w)
-            else:
+                continue
+            while w.tasks and w in self._pool:  # and whatever else it has finished since
                 result = self._on_result(w)
                 if result is not None:
                     yield result
+                if not (w.tasks and w in self._pool and self._finished(w.refs[0])):
+                    break
         if self.timeout is not None:
             now = time.perf_counter()
             for w in list(self._busy()):
                 if now - w.started >= self.timeout:
-                    task = w.task
+                    task = w.tasks[0]
                     self._retire(w)
                     yield TaskResult(task.key, error=f"timeout: exceeded {self.timeout:g} s "
                                      "wall clock", wall_time=now - w.started)
         self._check_starved()
+
+    def _finished(self, ref: Any) -> bool:
+        done, _ = self.ray.wait([ref], num_returns=1, timeout=0)
+        return bool(done)
 
     def _on_ready(self, w: _Worker) -> None:
         try:
@@ -218,13 +269,13 @@ class RayExecutor(TaskPool):
                                        ) from None
 
     def _on_result(self, w: _Worker) -> TaskResult | None:
-        task = w.task
-        assert task is not None
+        """The result of ``w``'s first task (its reference is ready)."""
+        task, ref = w.tasks[0], w.refs[0]
         try:
-            value, error, wall, output = self.ray.get(w.ref)
+            value, error, wall, output = self.ray.get(ref)
         except self.ray.exceptions.RayError as exc:
             wall = time.perf_counter() - w.started
-            self._retire(w)
+            self._retire(w)  # the rest of its chunk is back in the queue
             if not self._infrastructure(exc, w):
                 return TaskResult(task.key, error=f"worker process died ({_first_line(exc)})",
                                   wall_time=wall)
@@ -237,12 +288,15 @@ class RayExecutor(TaskPool):
                 return None
             return TaskResult(task.key, error=f"lost to infrastructure {lost} times",
                               wall_time=wall, lost=True)
-        w.task, w.ref = None, None
+        w.tasks.popleft()
+        w.refs.popleft()
+        w.started = time.perf_counter()  # the next one starts as this one ends
         self._idle_since = time.monotonic()
         self._append_output(output if isinstance(output, bytes) else b"")
         try:
             if not isinstance(value, str) or not isinstance(error, (str, type(None))):
                 raise ValueError("not a worker result")
+            self._chunks.observe(float(wall))
             return TaskResult(task.key, decode_result(value), error, float(wall))
         except (TypeError, ValueError) as exc:
             return TaskResult(task.key, error=f"worker sent an unreadable result ({exc})",
@@ -274,10 +328,23 @@ class RayExecutor(TaskPool):
                                "cluster have a free CPU?")
 
     def _retire(self, w: _Worker) -> None:
+        """Stop an actor; the tasks queued on it behind the running one (which the caller
+        reports) go back to the front of the queue in order."""
         with contextlib.suppress(Exception):
             self.ray.kill(w.actor, no_restart=True)
         if w in self._pool:
             self._pool.remove(w)
+        if w.tasks:
+            w.tasks.popleft()
+            self._queue.extendleft(reversed(w.tasks))
+        w.tasks.clear()
+        w.refs.clear()
+
+    def _keep(self, actor: Any) -> None:
+        assert self._kept is not None
+        self._kept.put("ray", actor)
+        ray = self.ray
+        self._kept.at_end(lambda: ray.kill(actor, no_restart=True))
 
     def _append_output(self, output: bytes) -> None:
         if output and self.log_path:
@@ -287,7 +354,14 @@ class RayExecutor(TaskPool):
 
     def close(self) -> None:
         for w in list(self._pool):
-            self._retire(w)
+            if self._kept is not None and w.node is not None and not w.tasks:
+                self._pool.remove(w)  # idle and healthy: the run's next executor takes it
+                self._keep(w.actor)
+            else:
+                self._retire(w)
+        for actor in self._spare:
+            self._keep(actor)
+        self._spare = []
         if self._owns_ray:
             with contextlib.suppress(Exception):
                 self.ray.shutdown()

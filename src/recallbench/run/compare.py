@@ -28,6 +28,7 @@ from rich.console import Console
 from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
 from recallbench.benchmarks.registry import get_benchmark
 from recallbench.errors import InputError, UsageError
+from recallbench.executor.session import keep_workers
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
 from recallbench.run.lock import clear_run_folder
 from recallbench.run.runlog import RUN_LOG
@@ -257,9 +258,10 @@ def run_agents(suites: dict[str, Path], plan: dict[str, list[Planned]], out: str
     out = Path(out)
     clear_stale(suites, plan, out, opts)
     out.mkdir(parents=True, exist_ok=True)
-    return {bench: [_run_planned(bench, path, p, out, opts, console)
-                    for p in plan.get(bench, [])]
-            for bench, path in suites.items()}
+    with keep_workers():  # Ray actors start once for the whole run, stopped at its end
+        return {bench: [_run_planned(bench, path, p, out, opts, console)
+                        for p in plan.get(bench, [])]
+                for bench, path in suites.items()}
 
 
 def _run_planned(bench: str, path: Path, planned: Planned, out: Path, opts: CompareOptions,

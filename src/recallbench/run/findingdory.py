@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.ll_policies import LowLevelPolicy
 from recallbench.agents.registry import agent_kind
 from recallbench.benchmarks.findingdory.data import QACase, Suite, resolve_video
 from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, build_query, offered_for
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.protocol import LowLevelPolicy  # not agents': no scipy
 from recallbench.benchmarks.findingdory.seam import planned_cases
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
@@ -103,16 +103,20 @@ def _tasks(
     episodes = EpisodeCache(suite)
     tasks = []
     checked: dict[Path, int] = {}
+    agent_dict = spec_dict(agent)  # once: pickled once per chunk, not per case
+    videos: dict[str | None, Path | None] = {}  # one lookup per video, not per question
     for case in todo:
         episode = episodes.get(case.ep_id)
-        video = resolve_video(suite, case, videos_dir)
+        if case.video not in videos:
+            videos[case.video] = resolve_video(suite, case, videos_dir)
+        video = videos[case.video]
         if video is not None and video not in checked:  # garbage or truncated: before work
             checked[video] = check_video(video, f"row {case.id}: video")
         if video is not None and case.answer_frames is None and case.num_frames is None:
             _check_answer_in_video(suite, case, checked[video])
         offered = offered_for(case, budget, video, episode)
         query = build_query(case, offered, episode, video, privileged)
-        payload = {"agent": spec_dict(agent), "suite": str(suite.path), "trusted": suite.trusted,
+        payload = {"agent": agent_dict, "suite": str(suite.path), "trusted": suite.trusted,
                    "query": query, "video": str(video) if video else None}
         tasks.append(Task(case.id, payload))
     # Grouped by video (first appearance order): a video's questions run back to back, so its

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from typing import Any
 
 
 def work(payload: dict[str, Any]) -> dict[str, Any]:
-    """Does what the payload asks: compute, sleep, raise, or kill its own process."""
+    """Does what the payload asks: compute, sleep, raise, or kill its own process; with
+    ``calls`` (a file) it first appends its ``x`` there, so a test sees what ran how often."""
     action = payload.get("do", "square")
+    if "calls" in payload:
+        with open(payload["calls"], "a") as f:
+            f.write(f"{payload['x']}\n")
     if action == "sleep":
         time.sleep(payload["seconds"])
     elif action == "raise":
         raise ValueError(f"bad payload {payload['x']}")
     elif action == "exit":
         os._exit(7)
+    elif action == "sigkill":  # as the kernel's OOM killer would
+        os.kill(os.getpid(), signal.SIGKILL)
     return {"x": payload["x"], "square": payload["x"] ** 2, "pid": os.getpid()}
