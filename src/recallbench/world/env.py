@@ -24,9 +24,10 @@ import numpy as np  # noqa: E402
 
 from recallbench.world.builder import KINDS, build_world  # noqa: E402
 from recallbench.world.observations import (  # noqa: E402
+    RobotState,
     camera_images,
+    index_or_slice,
     observation_space,
-    robot_state,
 )
 from recallbench.world.render import Renders  # noqa: E402
 from recallbench.world.robot import (  # noqa: E402
@@ -60,6 +61,10 @@ BASE_YAW_SPEED = 1.2  # rad/s
 GRASP_REACH = 0.15  # m from the grip site to a graspable body's origin
 EP_META_KEY = "recallbench_world"
 ENV_NAMES = {"RecallbenchHome": "home", "RecallbenchKitchen": "kitchen"}
+_POS_STAGE = mujoco.mjtStage.mjSTAGE_POS
+_IMPLICIT = (int(mujoco.mjtIntegrator.mjINT_IMPLICIT), int(mujoco.mjtIntegrator.mjINT_IMPLICITFAST))
+_ENERGY = int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+_FWDINV = int(mujoco.mjtEnableBit.mjENBL_FWDINV)
 
 
 class HomeEnv(gym.Env):
@@ -160,6 +165,26 @@ class HomeEnv(gym.Env):
             if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE
         }
         self._targets = np.zeros(len(arm))
+        # step() works on these every call: views of the data's arrays (valid for its life),
+        # ids as plain ints or slices, bounds as floats
+        self._ctrl, self._qpos, self._userdata = self.data.ctrl, self.data.qpos, self.data.userdata
+        self._arm_ctrl = index_or_slice(self._arm_act)
+        self._base_ctrl = index_or_slice(self._base_act)
+        self._yaw_q = int(self._base_q[2])
+        self._bounds = list(zip(self._arm_lo.tolist(), self._arm_hi.tolist(), strict=True))
+        self._robot_state = RobotState(self.data, self._base_body, self._eef_site,
+                                       self._eef_body, self._base_q, self._arm_q)
+        # _advance may reuse the position stage it computed last (the rest of mj_step is then
+        # replayed call for call): only where mj_step's sequence is the one replayed there
+        opt = m.opt
+        self._can_skip_pos = (
+            opt.integrator in _IMPLICIT
+            and m.nsensor == 0
+            and not opt.enableflags & (_ENERGY | _FWDINV)
+        )
+        self._pos_qpos = np.empty(m.nq)
+        self._pos_eq = np.empty(m.neq, dtype=self.data.eq_active.dtype)
+        self._pos_ready = False
         self._gripper_closed = False
         self._steps = 0
         self._reset_data()
@@ -177,6 +202,7 @@ class HomeEnv(gym.Env):
     def _sync_from_state(self, full: bool) -> None:
         """After a state load: arm targets follow the state, grasp weld pose is restored."""
         d, m = self.data, self.model
+        self._pos_ready = False  # the weld pose in the model may change below
         if full:
             self._targets[:] = d.ctrl[self._arm_act]
         else:
@@ -242,34 +268,74 @@ class HomeEnv(gym.Env):
         a = np.asarray(action, dtype=float).reshape(-1)
         if a.shape != (self.action_dim,):
             raise ValueError(f"action must have shape ({self.action_dim},), got {a.shape}")
-        if not np.all(np.isfinite(a)):
+        # twelve numbers: Python floats are cheaper than numpy calls here, and +, *, min and
+        # max give the same float64 bits either way
+        v = a.tolist()
+        if not all(map(math.isfinite, v)):
             raise ValueError("action contains NaN or inf")
-        a = self.last_action = np.clip(a, -1.0, 1.0)  # a recorder stores it (demonstrations)
-        d = self.data
-        t = self._targets
-        t[0:3] += a[0:3] * self.arm_step
-        t[3] += a[5] * ROT_SCALE
-        t[4] += a[10] * TORSO_SCALE
-        np.clip(t, self._arm_lo, self._arm_hi, out=t)
-        d.ctrl[self._arm_act] = t
-        if a[6] > 0 and not self._gripper_closed:
+        v = [-1.0 if x < -1.0 else 1.0 if x > 1.0 else x for x in v]
+        self.last_action = np.array(v)  # a recorder stores it (demonstrations)
+        t = self._targets.tolist()
+        step = self.arm_step
+        t[0] += v[0] * step
+        t[1] += v[1] * step
+        t[2] += v[2] * step
+        t[3] += v[5] * ROT_SCALE
+        t[4] += v[10] * TORSO_SCALE
+        t = [lo if x < lo else hi if x > hi else x
+             for x, (lo, hi) in zip(t, self._bounds, strict=True)]
+        self._targets[:] = t
+        ctrl = self._ctrl
+        ctrl[self._arm_ctrl] = t
+        if v[6] > 0 and not self._gripper_closed:
             self._gripper_closed = True
             self.grasp()
-        elif a[6] < 0 and self._gripper_closed:
+        elif v[6] < 0 and self._gripper_closed:
             self.release()
-        yaw = d.qpos[self._base_q[2]]
+        yaw = self._qpos[self._yaw_q]
         c, s = math.cos(yaw), math.sin(yaw)
-        vf, vs = a[7] * BASE_LIN_SPEED, a[8] * BASE_LIN_SPEED
-        d.ctrl[self._base_act] = (c * vf - s * vs, s * vf + c * vs, a[9] * BASE_YAW_SPEED)
-        mujoco.mj_step(self.model, d, nstep=self.n_substeps)
-        # mj_step leaves poses one substep behind qpos: refresh them (cheap, no dynamics) so
-        # observations, renders and sim.data.body_xpos describe the current state
-        mujoco.mj_kinematics(self.model, d)
-        mujoco.mj_comPos(self.model, d)
-        mujoco.mj_camlight(self.model, d)
+        vf, vs = v[7] * BASE_LIN_SPEED, v[8] * BASE_LIN_SPEED
+        ctrl[self._base_ctrl] = (c * vf - s * vs, s * vf + c * vs, v[9] * BASE_YAW_SPEED)
+        self._advance()
         self._steps += 1
         truncated = self.horizon is not None and self._steps >= self.horizon
         return self._get_observations(), 0.0, False, truncated, {}
+
+    def _advance(self) -> None:
+        """``mj_step`` x n_substeps, leaving poses, contacts and constraints at the new state.
+
+        mj_step leaves everything position-dependent one substep behind qpos, and observations,
+        renders and ``sim.data.body_xpos`` must describe the current state, so the step ends
+        with the position stage at the new qpos. The next step's first substep then starts from
+        it instead of computing it again (``mj_forwardSkip``): the same calls on the same
+        inputs, so the same bits, as long as nothing the position stage reads changed in
+        between; qpos and the active welds are compared, and the env's own edits of the weld
+        poses (grasp, state loads) drop the saved stage."""
+        m, d = self.model, self.data
+        n = self.n_substeps
+        if (
+            self._pos_ready
+            and np.array_equal(d.qpos, self._pos_qpos)
+            and np.array_equal(d.eq_active, self._pos_eq)
+        ):
+            # mj_step's own sequence for an implicit integrator, the position stage skipped
+            mujoco.mj_checkPos(m, d)
+            mujoco.mj_checkVel(m, d)
+            mujoco.mj_forwardSkip(m, d, _POS_STAGE, 0)
+            mujoco.mj_checkAcc(m, d)
+            mujoco.mj_implicit(m, d)
+            n -= 1
+        if n:
+            mujoco.mj_step(m, d, nstep=n)
+        if self._can_skip_pos:
+            mujoco.mj_fwdPosition(m, d)
+            self._pos_qpos[:] = d.qpos
+            self._pos_eq[:] = d.eq_active
+            self._pos_ready = True
+        else:  # poses only (cheap, no dynamics)
+            mujoco.mj_kinematics(m, d)
+            mujoco.mj_comPos(m, d)
+            mujoco.mj_camlight(m, d)
 
     def base_pose(self) -> np.ndarray:
         """(x, y, yaw) of the base in the world."""
@@ -365,7 +431,7 @@ class HomeEnv(gym.Env):
 
     # ------------------------------------------------------------------ magic grasp
     def held_body(self) -> int | None:
-        eq = int(self.data.userdata[0])
+        eq = int(self._userdata[0])
         return int(self.model.eq_obj2id[eq]) if eq >= 0 else None
 
     def grasp(self, reach: float = GRASP_REACH) -> str | None:
@@ -386,6 +452,7 @@ class HomeEnv(gym.Env):
         # decides how a door turns)
         torquescale = 1.0 if body in self._free_joint_of else 0.0
         activate_weld(m, d, self._grasp_eq[body], relp, relq, torquescale)
+        self._pos_ready = False  # a new weld pose
         self._gripper_closed = True
         return m.body(body).name
 
@@ -401,14 +468,14 @@ class HomeEnv(gym.Env):
         """robosuite-style observation dict (``force_update`` accepted for API parity; every
         call reads the current state)."""
         obs = self.proprio()
-        obs.update(camera_images(self.renders, self.data, self.cameras, self.camera_sizes,
-                                 self.camera_depths, self.camera_segmentations))
+        if self.cameras:
+            obs.update(camera_images(self.renders, self.data, self.cameras, self.camera_sizes,
+                                     self.camera_depths, self.camera_segmentations))
         return obs
 
     def proprio(self) -> dict[str, np.ndarray]:
         """The robot's state alone (``robot0_*``), without rendering any camera."""
-        return robot_state(self.data, self._base_body, self._eef_site, self._eef_body,
-                           self._base_q, self._arm_q, self._gripper_closed, self.held_body())
+        return self._robot_state(self._gripper_closed, self.held_body())
 
     def _make_obs_space(self) -> gym.spaces.Dict:
         return observation_space(self._get_observations(), self.cameras, self.camera_sizes,
