@@ -183,7 +183,8 @@ class HomeEnv(gym.Env):
             and not opt.enableflags & (_ENERGY | _FWDINV)
         )
         self._pos_qpos = np.empty(m.nq)
-        self._pos_eq = np.empty(m.neq, dtype=self.data.eq_active.dtype)
+        self._eq_active = self.data.eq_active
+        self._pos_eq = np.empty(m.neq, dtype=self._eq_active.dtype)
         self._pos_ready = False
         self._gripper_closed = False
         self._steps = 0
@@ -309,14 +310,14 @@ class HomeEnv(gym.Env):
         with the position stage at the new qpos. The next step's first substep then starts from
         it instead of computing it again (``mj_forwardSkip``): the same calls on the same
         inputs, so the same bits, as long as nothing the position stage reads changed in
-        between; qpos and the active welds are compared, and the env's own edits of the weld
-        poses (grasp, state loads) drop the saved stage."""
+        between: qpos and the active welds are compared (a grasp turns one on), and a state
+        load, which may rewrite the held weld's pose, drops the saved stage."""
         m, d = self.model, self.data
         n = self.n_substeps
         if (
             self._pos_ready
-            and np.array_equal(d.qpos, self._pos_qpos)
-            and np.array_equal(d.eq_active, self._pos_eq)
+            and (self._qpos == self._pos_qpos).all()
+            and (self._eq_active == self._pos_eq).all()
         ):
             # mj_step's own sequence for an implicit integrator, the position stage skipped
             mujoco.mj_checkPos(m, d)
@@ -329,8 +330,8 @@ class HomeEnv(gym.Env):
             mujoco.mj_step(m, d, nstep=n)
         if self._can_skip_pos:
             mujoco.mj_fwdPosition(m, d)
-            self._pos_qpos[:] = d.qpos
-            self._pos_eq[:] = d.eq_active
+            self._pos_qpos[:] = self._qpos
+            self._pos_eq[:] = self._eq_active
             self._pos_ready = True
         else:  # poses only (cheap, no dynamics)
             mujoco.mj_kinematics(m, d)
@@ -452,7 +453,6 @@ class HomeEnv(gym.Env):
         # decides how a door turns)
         torquescale = 1.0 if body in self._free_joint_of else 0.0
         activate_weld(m, d, self._grasp_eq[body], relp, relq, torquescale)
-        self._pos_ready = False  # a new weld pose
         self._gripper_closed = True
         return m.body(body).name
 
