@@ -41,16 +41,15 @@ def _paired(
     """Alternate blocks of raw and our calls (so both see the same machine load; give the
     blocks similar wall time via ``ours_calls``); return the median per-call seconds of each and
     the median of the per-pair ratios ours / raw."""
-    (t_raw, t_ours), (ratio,) = _blocks([(raw, calls), (ours, ours_calls or calls)], repeats)
-    return t_raw, t_ours, ratio
+    (t_raw, t_ours), rounds = _blocks([(raw, calls), (ours, ours_calls or calls)], repeats)
+    return t_raw, t_ours, _ratio(rounds[1], rounds[0])
 
 
 def _blocks(
     fns: list[tuple[Callable[[], None], int]], repeats: int
-) -> tuple[list[float], list[float]]:
-    """Run blocks of each (fn, calls) in turn, ``repeats`` rounds; return each one's median
-    per-call seconds and, for each but the first, the median of its per-round ratio to the
-    first."""
+) -> tuple[list[float], list[list[float]]]:
+    """Run a block of each (fn, calls) in turn, ``repeats`` rounds; return each one's median
+    per-call seconds and its per-round per-call seconds."""
     for fn, _ in fns:
         fn()  # warm-up (first render allocates the context)
     times: list[list[float]] = [[] for _ in fns]
@@ -61,10 +60,12 @@ def _blocks(
             for _ in range(n):
                 fn()
             out.append((clock() - t0) / n)
-    ratios = [
-        statistics.median(o / r for o, r in zip(t, times[0], strict=True)) for t in times[1:]
-    ]
-    return [statistics.median(t) for t in times], ratios
+    return [statistics.median(t) for t in times], times
+
+
+def _ratio(a: list[float], b: list[float]) -> float:
+    """Median over rounds of a / b (blocks of one round ran under the same load)."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
 def main() -> None:
@@ -98,26 +99,40 @@ def main() -> None:
     actions[:, 6] = 0.0
     k = [0]
 
+    # Both loops replay the same episode of len(actions) steps from the start keyframe: the env
+    # its actions, the raw loop the controls the env computed from them (env.step gives plain
+    # mj_step's bits), so both do the same physics, contacts included.
     def env_step() -> None:
-        env.step(actions[k[0] % len(actions)])
+        i = k[0] % len(actions)
+        if i == 0:
+            env.reset()
+        env.step(actions[i])
         k[0] += 1
 
-    # the raw loop replays the controls the env computed, so both do the same physics
     ctrls = []
+    env.reset()
     for a in actions:
         env.step(a)
         ctrls.append(env.data.ctrl.copy())
-    env.reset()
+    final_qpos = env.data.qpos.copy()
     raw_data = mujoco.MjData(m)
-    mujoco.mj_resetDataKeyframe(m, raw_data, 0)
     n = env.n_substeps
     j = [0]
 
     def raw_step() -> None:
-        raw_data.ctrl[:] = ctrls[j[0] % len(ctrls)]
+        i = j[0] % len(ctrls)
+        if i == 0:
+            mujoco.mj_resetDataKeyframe(m, raw_data, 0)
+            mujoco.mj_forward(m, raw_data)
+        raw_data.ctrl[:] = ctrls[i]
         j[0] += 1
         mujoco.mj_step(m, raw_data, nstep=n)
 
+    for _ in ctrls:
+        raw_step()
+    if not np.array_equal(raw_data.qpos, final_qpos):
+        raise SystemExit("the raw loop does not replay the env's physics")
+    j[0] = 0
     t_raw, t_env, ratio = _paired(raw_step, env_step, args.steps, args.repeats)
     print(
         f"[1] raw mj_step x{n}: {t_raw * 1e3:.3f} ms   env.step: {t_env * 1e3:.3f} ms   "
@@ -147,10 +162,11 @@ def main() -> None:
     def env_frame() -> None:
         env.render_camera(cam, size, size)
 
-    (f_raw, f_env, f_naive), (fratio, nratio) = _blocks(
+    (f_raw, f_env, f_naive), rounds = _blocks(
         [(raw_frame, args.frames), (env_frame, args.frames), (naive_frame, args.frames // 3)],
         args.repeats,
     )
+    fratio, nratio = _ratio(rounds[1], rounds[0]), _ratio(rounds[1], rounds[2])
     print(
         f"[2a] raw Renderer {cam} {size}x{size}, the same picture (no shadows/reflections): "
         f"{f_raw * 1e3:.2f} ms   env frame: {f_env * 1e3:.2f} ms   ratio {fratio:.3f}x "
@@ -158,7 +174,7 @@ def main() -> None:
     )
     print(
         f"[2b] raw Renderer at its defaults (shadows, reflections): {f_naive * 1e3:.2f} ms   "
-        f"env frame / it {1 / nratio:.3f}x (median of paired ratios; target <= {FRAME_TARGET}x)"
+        f"env frame / it {nratio:.3f}x (median of paired ratios; target <= {FRAME_TARGET}x)"
     )
     raw.close()
     naive.close()
@@ -194,9 +210,10 @@ def main() -> None:
 
     # robosuite, our step and the raw mj_step calls alternate under the same load, with
     # blocks of similar wall time (robosuite is ~30-60x slower per step)
-    (t_rs, t_env2, t_raw2), (r_env, r_raw) = _blocks(
+    (t_rs, t_env2, t_raw2), rounds = _blocks(
         [(rs_step, 10), (env_step, 250), (raw_step, 250)], args.repeats
     )
+    r_env, r_raw = _ratio(rounds[1], rounds[0]), _ratio(rounds[2], rounds[0])
     print(
         f"[3] robosuite step: {t_rs * 1e3:.2f} ms   env.step: {t_env2 * 1e3:.3f} ms   "
         f"env is {1 / r_env:.1f}x faster (median of paired ratios; target >= "
