@@ -182,7 +182,7 @@ def _grasp_day(env: HomeEnv, plain: bool) -> list[bytes]:
     an outside write to qpos. Returns the state after each step. ``plain``: step with mj_step
     alone (the reuse off)."""
     if plain:
-        env._can_skip_pos = False
+        env._stepper.can_skip = False
     obj = next(
         o for o in env.world_meta["objects"] if o["initial_location"]["name"].startswith("counter")
     )

@@ -23,6 +23,7 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 from recallbench.world.builder import KINDS, build_world  # noqa: E402
+from recallbench.world.controls import arm_targets, clipped_action  # noqa: E402
 from recallbench.world.observations import (  # noqa: E402
     RobotState,
     camera_images,
@@ -43,6 +44,7 @@ from recallbench.world.robot import (  # noqa: E402
     WRIST_JOINT,
 )
 from recallbench.world.sim import MjSim  # noqa: E402
+from recallbench.world.stepper import Stepper  # noqa: E402
 from recallbench.world.weld import activate_weld, relative_pose, welded_pose  # noqa: E402
 
 if TYPE_CHECKING:  # the nav grid (scipy) loads on first use
@@ -54,17 +56,11 @@ POS_SCALE = 0.05  # m per control step at |action| = 1 (robosuite OSC's output_m
 # (bench/bench_pace.py measures both side by side): its OSC asks for up to 0.05 m a step but the
 # arm moves ~0.0125 m a step at full command, so a step budget means the same in both worlds.
 PANDAOMRON_ARM_STEP = 0.0125
-ROT_SCALE = 0.5  # rad per step for the wrist yaw
-TORSO_SCALE = 0.02  # m per step
 BASE_LIN_SPEED = 0.74  # m/s at |action| = 1: 0.037 m a step at 20 Hz, PandaOmron's pace
 BASE_YAW_SPEED = 1.2  # rad/s
 GRASP_REACH = 0.15  # m from the grip site to a graspable body's origin
 EP_META_KEY = "recallbench_world"
 ENV_NAMES = {"RecallbenchHome": "home", "RecallbenchKitchen": "kitchen"}
-_POS_STAGE = mujoco.mjtStage.mjSTAGE_POS
-_IMPLICIT = (int(mujoco.mjtIntegrator.mjINT_IMPLICIT), int(mujoco.mjtIntegrator.mjINT_IMPLICITFAST))
-_ENERGY = int(mujoco.mjtEnableBit.mjENBL_ENERGY)
-_FWDINV = int(mujoco.mjtEnableBit.mjENBL_FWDINV)
 
 
 class HomeEnv(gym.Env):
@@ -165,8 +161,7 @@ class HomeEnv(gym.Env):
             if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE
         }
         self._targets = np.zeros(len(arm))
-        # step() works on these every call: views of the data's arrays (valid for its life),
-        # ids as plain ints or slices, bounds as floats
+        # step() reads these every call: views of the data's arrays (valid for its life), ids
         self._ctrl, self._qpos, self._userdata = self.data.ctrl, self.data.qpos, self.data.userdata
         self._arm_ctrl = index_or_slice(self._arm_act)
         self._base_ctrl = index_or_slice(self._base_act)
@@ -174,18 +169,7 @@ class HomeEnv(gym.Env):
         self._bounds = list(zip(self._arm_lo.tolist(), self._arm_hi.tolist(), strict=True))
         self._robot_state = RobotState(self.data, self._base_body, self._eef_site,
                                        self._eef_body, self._base_q, self._arm_q)
-        # _advance may reuse the position stage it computed last (the rest of mj_step is then
-        # replayed call for call): only where mj_step's sequence is the one replayed there
-        opt = m.opt
-        self._can_skip_pos = (
-            opt.integrator in _IMPLICIT
-            and m.nsensor == 0
-            and not opt.enableflags & (_ENERGY | _FWDINV)
-        )
-        self._pos_qpos = np.empty(m.nq)
-        self._eq_active = self.data.eq_active
-        self._pos_eq = np.empty(m.neq, dtype=self._eq_active.dtype)
-        self._pos_ready = False
+        self._stepper = Stepper(m, self.data)
         self._gripper_closed = False
         self._steps = 0
         self._reset_data()
@@ -203,7 +187,7 @@ class HomeEnv(gym.Env):
     def _sync_from_state(self, full: bool) -> None:
         """After a state load: arm targets follow the state, grasp weld pose is restored."""
         d, m = self.data, self.model
-        self._pos_ready = False  # the weld pose in the model may change below
+        self._stepper.drop()  # the weld pose in the model may change below
         if full:
             self._targets[:] = d.ctrl[self._arm_act]
         else:
@@ -266,25 +250,9 @@ class HomeEnv(gym.Env):
     def step(
         self, action: Sequence[float] | np.ndarray
     ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        a = np.asarray(action, dtype=float).reshape(-1)
-        if a.shape != (self.action_dim,):
-            raise ValueError(f"action must have shape ({self.action_dim},), got {a.shape}")
-        # twelve numbers: Python floats are cheaper than numpy calls here, and +, *, min and
-        # max give the same float64 bits either way
-        v = a.tolist()
-        if not all(map(math.isfinite, v)):
-            raise ValueError("action contains NaN or inf")
-        v = [-1.0 if x < -1.0 else 1.0 if x > 1.0 else x for x in v]
+        v = clipped_action(action, self.action_dim)
         self.last_action = np.array(v)  # a recorder stores it (demonstrations)
-        t = self._targets.tolist()
-        step = self.arm_step
-        t[0] += v[0] * step
-        t[1] += v[1] * step
-        t[2] += v[2] * step
-        t[3] += v[5] * ROT_SCALE
-        t[4] += v[10] * TORSO_SCALE
-        t = [lo if x < lo else hi if x > hi else x
-             for x, (lo, hi) in zip(t, self._bounds, strict=True)]
+        t = arm_targets(self._targets.tolist(), v, self.arm_step, self._bounds)
         self._targets[:] = t
         ctrl = self._ctrl
         ctrl[self._arm_ctrl] = t
@@ -297,46 +265,10 @@ class HomeEnv(gym.Env):
         c, s = math.cos(yaw), math.sin(yaw)
         vf, vs = v[7] * BASE_LIN_SPEED, v[8] * BASE_LIN_SPEED
         ctrl[self._base_ctrl] = (c * vf - s * vs, s * vf + c * vs, v[9] * BASE_YAW_SPEED)
-        self._advance()
+        self._stepper.step(self.n_substeps)
         self._steps += 1
         truncated = self.horizon is not None and self._steps >= self.horizon
         return self._get_observations(), 0.0, False, truncated, {}
-
-    def _advance(self) -> None:
-        """``mj_step`` x n_substeps, leaving poses, contacts and constraints at the new state.
-
-        mj_step leaves everything position-dependent one substep behind qpos, and observations,
-        renders and ``sim.data.body_xpos`` must describe the current state, so the step ends
-        with the position stage at the new qpos. The next step's first substep then starts from
-        it instead of computing it again (``mj_forwardSkip``): the same calls on the same
-        inputs, so the same bits, as long as nothing the position stage reads changed in
-        between: qpos and the active welds are compared (a grasp turns one on), and a state
-        load, which may rewrite the held weld's pose, drops the saved stage."""
-        m, d = self.model, self.data
-        n = self.n_substeps
-        if (
-            self._pos_ready
-            and (self._qpos == self._pos_qpos).all()
-            and (self._eq_active == self._pos_eq).all()
-        ):
-            # mj_step's own sequence for an implicit integrator, the position stage skipped
-            mujoco.mj_checkPos(m, d)
-            mujoco.mj_checkVel(m, d)
-            mujoco.mj_forwardSkip(m, d, _POS_STAGE, 0)
-            mujoco.mj_checkAcc(m, d)
-            mujoco.mj_implicit(m, d)
-            n -= 1
-        if n:
-            mujoco.mj_step(m, d, nstep=n)
-        if self._can_skip_pos:
-            mujoco.mj_fwdPosition(m, d)
-            self._pos_qpos[:] = self._qpos
-            self._pos_eq[:] = self._eq_active
-            self._pos_ready = True
-        else:  # poses only (cheap, no dynamics)
-            mujoco.mj_kinematics(m, d)
-            mujoco.mj_comPos(m, d)
-            mujoco.mj_camlight(m, d)
 
     def base_pose(self) -> np.ndarray:
         """(x, y, yaw) of the base in the world."""
