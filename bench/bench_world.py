@@ -2,8 +2,11 @@
 
 Prints medians and ratios, each beside its target:
   1. env.step (20 Hz control, no cameras)  vs  the raw mj_step calls it wraps (same model);
-  2. one camera frame through the env      vs  a raw mujoco.Renderer render (same camera/model);
-  3. env.step  vs  robosuite's Door env with PandaOmron (when robosuite is importable).
+  2. one camera frame through the env      vs  a raw mujoco.Renderer render (same camera/model):
+     (a) the same picture (the raw Renderer with shadows and reflections off, as the env
+     renders), and (b) the raw Renderer as it comes (its default shadows and reflections);
+  3. env.step, and the raw mj_step calls it wraps (the limit of any wrapper), vs robosuite's
+     Door env with PandaOmron (when robosuite is importable).
 Targets: (1) <= 1.5x, (2) <= 0.7x, (3) >= 50x faster.
 
 Times are process CPU seconds by default (``--clock cpu``; all threads, Mesa's included), so
@@ -38,19 +41,31 @@ def _paired(
     """Alternate blocks of raw and our calls (so both see the same machine load; give the
     blocks similar wall time via ``ours_calls``); return the median per-call seconds of each and
     the median of the per-pair ratios ours / raw."""
-    n_ours = ours_calls or calls
-    raw()
-    ours()  # warm-up (first render allocates the context)
-    t_raw, t_ours = [], []
+    (t_raw, t_ours), rounds = _blocks([(raw, calls), (ours, ours_calls or calls)], repeats)
+    return t_raw, t_ours, _ratio(rounds[1], rounds[0])
+
+
+def _blocks(
+    fns: list[tuple[Callable[[], None], int]], repeats: int
+) -> tuple[list[float], list[list[float]]]:
+    """Run a block of each (fn, calls) in turn, ``repeats`` rounds; return each one's median
+    per-call seconds and its per-round per-call seconds."""
+    for fn, _ in fns:
+        fn()  # warm-up (first render allocates the context)
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeats):
-        for fn, n, out in ((raw, calls, t_raw), (ours, n_ours, t_ours)):
+        for (fn, n), out in zip(fns, times, strict=True):
             clock = _CLOCK[0]
             t0 = clock()
             for _ in range(n):
                 fn()
             out.append((clock() - t0) / n)
-    ratios = [o / r for o, r in zip(t_ours, t_raw, strict=True)]
-    return statistics.median(t_raw), statistics.median(t_ours), statistics.median(ratios)
+    return [statistics.median(t) for t in times], times
+
+
+def _ratio(a: list[float], b: list[float]) -> float:
+    """Median over rounds of a / b (blocks of one round ran under the same load)."""
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
 def main() -> None:
@@ -84,26 +99,40 @@ def main() -> None:
     actions[:, 6] = 0.0
     k = [0]
 
+    # Both loops replay the same episode of len(actions) steps from the start keyframe: the env
+    # its actions, the raw loop the controls the env computed from them (env.step gives plain
+    # mj_step's bits), so both do the same physics, contacts included.
     def env_step() -> None:
-        env.step(actions[k[0] % len(actions)])
+        i = k[0] % len(actions)
+        if i == 0:
+            env.reset()
+        env.step(actions[i])
         k[0] += 1
 
-    # the raw loop replays the controls the env computed, so both do the same physics
     ctrls = []
+    env.reset()
     for a in actions:
         env.step(a)
         ctrls.append(env.data.ctrl.copy())
-    env.reset()
+    final_qpos = env.data.qpos.copy()
     raw_data = mujoco.MjData(m)
-    mujoco.mj_resetDataKeyframe(m, raw_data, 0)
     n = env.n_substeps
     j = [0]
 
     def raw_step() -> None:
-        raw_data.ctrl[:] = ctrls[j[0] % len(ctrls)]
+        i = j[0] % len(ctrls)
+        if i == 0:
+            mujoco.mj_resetDataKeyframe(m, raw_data, 0)
+            mujoco.mj_forward(m, raw_data)
+        raw_data.ctrl[:] = ctrls[i]
         j[0] += 1
         mujoco.mj_step(m, raw_data, nstep=n)
 
+    for _ in ctrls:
+        raw_step()
+    if not np.array_equal(raw_data.qpos, final_qpos):
+        raise SystemExit("the raw loop does not replay the env's physics")
+    j[0] = 0
     t_raw, t_env, ratio = _paired(raw_step, env_step, args.steps, args.repeats)
     print(
         f"[1] raw mj_step x{n}: {t_raw * 1e3:.3f} ms   env.step: {t_env * 1e3:.3f} ms   "
@@ -119,19 +148,36 @@ def main() -> None:
     mujoco.mj_resetDataKeyframe(m, rdata, 0)
     mujoco.mj_forward(m, rdata)
 
+    naive = mujoco.Renderer(m, height=size, width=size)  # its default scene flags
+    pixels = np.empty((size, size, 3), dtype=np.uint8)
+
     def raw_frame() -> None:
         raw.update_scene(rdata, camera=cam)
-        raw.render()
+        raw.render(out=pixels)
+
+    def naive_frame() -> None:
+        naive.update_scene(rdata, camera=cam)
+        naive.render(out=pixels)
 
     def env_frame() -> None:
         env.render_camera(cam, size, size)
 
-    f_raw, f_env, fratio = _paired(raw_frame, env_frame, args.frames, args.repeats)
+    (f_raw, f_env, f_naive), rounds = _blocks(
+        [(raw_frame, args.frames), (env_frame, args.frames), (naive_frame, args.frames // 3)],
+        args.repeats,
+    )
+    fratio, nratio = _ratio(rounds[1], rounds[0]), _ratio(rounds[1], rounds[2])
     print(
-        f"[2] raw Renderer {cam} {size}x{size}: {f_raw * 1e3:.2f} ms   env frame: "
-        f"{f_env * 1e3:.2f} ms   ratio {fratio:.3f}x (target <= {FRAME_TARGET}x)"
+        f"[2a] raw Renderer {cam} {size}x{size}, the same picture (no shadows/reflections): "
+        f"{f_raw * 1e3:.2f} ms   env frame: {f_env * 1e3:.2f} ms   ratio {fratio:.3f}x "
+        f"(target <= {FRAME_TARGET}x)"
+    )
+    print(
+        f"[2b] raw Renderer at its defaults (shadows, reflections): {f_naive * 1e3:.2f} ms   "
+        f"env frame / it {nratio:.3f}x (median of paired ratios; target <= {FRAME_TARGET}x)"
     )
     raw.close()
+    naive.close()
     env.close()
 
     if args.no_robosuite:
@@ -162,12 +208,17 @@ def main() -> None:
         rs.step(rs_actions[k[0] % len(rs_actions)])
         k[0] += 1
 
-    # paired blocks again: robosuite and our step alternate under the same load
-    # ~equal wall time per block: robosuite is ~20-40x slower per step
-    t_rs, t_env2, r = _paired(rs_step, env_step, 4, args.repeats, ours_calls=100)
+    # robosuite, our step and the raw mj_step calls alternate under the same load, with
+    # blocks of similar wall time (robosuite is ~30-60x slower per step)
+    (t_rs, t_env2, t_raw2), rounds = _blocks(
+        [(rs_step, 10), (env_step, 250), (raw_step, 250)], args.repeats
+    )
+    r_env, r_raw = _ratio(rounds[1], rounds[0]), _ratio(rounds[2], rounds[0])
     print(
         f"[3] robosuite step: {t_rs * 1e3:.2f} ms   env.step: {t_env2 * 1e3:.3f} ms   "
-        f"env is {1 / r:.1f}x faster (median of paired ratios; target >= {ROBOSUITE_TARGET}x)"
+        f"env is {1 / r_env:.1f}x faster (median of paired ratios; target >= "
+        f"{ROBOSUITE_TARGET}x)   raw mj_step x{n}: {t_raw2 * 1e3:.3f} ms, {1 / r_raw:.1f}x "
+        f"faster (the limit)"
     )
     rs.close()
 

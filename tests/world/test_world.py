@@ -176,6 +176,53 @@ def test_grasp_lifts_an_object_and_release_drops_it():
     assert env.grasp(reach=0.01) is None  # nothing within 1 cm any more
 
 
+def _grasp_day(env: HomeEnv, plain: bool) -> list[bytes]:
+    """A stretch of acting that touches everything the next step's reuse of the last position
+    stage must notice: a grasp and a carried object, a teleport, a release, a state load and
+    an outside write to qpos. Returns the state after each step. ``plain``: step with mj_step
+    alone (the reuse off)."""
+    if plain:
+        env._stepper.can_skip = False
+    obj = next(
+        o for o in env.world_meta["objects"] if o["initial_location"]["name"].startswith("counter")
+    )
+    rec = next(
+        r for r in env.world_meta["receptacles"] if r["name"] == obj["initial_location"]["name"]
+    )
+    env.teleport(rec["approach_pose"])
+    start = env.sim.data.get_body_xpos(obj["body_name"])
+    states: list[bytes] = []
+    a = np.zeros(12)
+    for i in range(120):
+        a[:] = 0.0
+        a[0:3] = env.eef_action_toward(start + (0, 0, 0.2 if i >= 60 else 0.0))
+        a[7:10] = (0.3, 0.0, 0.2) if 90 <= i < 100 else (0.0, 0.0, 0.0)
+        if i == 50:
+            a[6] = 1.0  # grasp through the action
+        if i == 105:
+            a[6] = -1.0
+        if i == 70:
+            env.teleport(env.base_pose() + np.array([0.0, 0.0, 0.2]))
+        if i == 80:
+            env.sim.set_state_from_flattened(env.sim.full_state())
+        if i == 110:
+            env.data.qpos[env.model.joint("robot0_torso_lift_joint").qposadr[0]] += 0.01
+        obs, *_ = env.step(a)
+        states.append(env.sim.full_state().tobytes() + obs["robot0_eef_pos"].tobytes()
+                      + env.data.xpos.tobytes() + env.data.cam_xpos.tobytes())
+    assert env.held_body() is None and any(s != states[0] for s in states)
+    return states
+
+
+def test_step_reusing_the_position_stage_gives_mj_steps_bits():
+    """env.step starts each step from the position stage its last step computed for the
+    observations (instead of computing it again): the states, poses and observations equal a
+    plain mj_step's bit for bit, through grasps, teleports, state loads and outside writes."""
+    fast = _grasp_day(HomeEnv(seed=0, kind="kitchen"), plain=False)
+    plain = _grasp_day(HomeEnv(seed=0, kind="kitchen"), plain=True)
+    assert [i for i, (f, p) in enumerate(zip(fast, plain, strict=True)) if f != p] == []
+
+
 def test_discrete_moves_stop_at_walls_and_furniture(kitchen):
     from recallbench.world.navigation import DiscreteAction
 

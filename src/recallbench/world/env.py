@@ -23,10 +23,12 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 from recallbench.world.builder import KINDS, build_world  # noqa: E402
+from recallbench.world.controls import arm_targets, clipped_action  # noqa: E402
 from recallbench.world.observations import (  # noqa: E402
+    RobotState,
     camera_images,
+    index_or_slice,
     observation_space,
-    robot_state,
 )
 from recallbench.world.render import Renders  # noqa: E402
 from recallbench.world.robot import (  # noqa: E402
@@ -42,6 +44,7 @@ from recallbench.world.robot import (  # noqa: E402
     WRIST_JOINT,
 )
 from recallbench.world.sim import MjSim  # noqa: E402
+from recallbench.world.stepper import Stepper  # noqa: E402
 from recallbench.world.weld import activate_weld, relative_pose, welded_pose  # noqa: E402
 
 if TYPE_CHECKING:  # the nav grid (scipy) loads on first use
@@ -53,8 +56,6 @@ POS_SCALE = 0.05  # m per control step at |action| = 1 (robosuite OSC's output_m
 # (bench/bench_pace.py measures both side by side): its OSC asks for up to 0.05 m a step but the
 # arm moves ~0.0125 m a step at full command, so a step budget means the same in both worlds.
 PANDAOMRON_ARM_STEP = 0.0125
-ROT_SCALE = 0.5  # rad per step for the wrist yaw
-TORSO_SCALE = 0.02  # m per step
 BASE_LIN_SPEED = 0.74  # m/s at |action| = 1: 0.037 m a step at 20 Hz, PandaOmron's pace
 BASE_YAW_SPEED = 1.2  # rad/s
 GRASP_REACH = 0.15  # m from the grip site to a graspable body's origin
@@ -160,6 +161,15 @@ class HomeEnv(gym.Env):
             if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE
         }
         self._targets = np.zeros(len(arm))
+        # step() reads these every call: views of the data's arrays (valid for its life), ids
+        self._ctrl, self._qpos, self._userdata = self.data.ctrl, self.data.qpos, self.data.userdata
+        self._arm_ctrl = index_or_slice(self._arm_act)
+        self._base_ctrl = index_or_slice(self._base_act)
+        self._yaw_q = int(self._base_q[2])
+        self._bounds = list(zip(self._arm_lo.tolist(), self._arm_hi.tolist(), strict=True))
+        self._robot_state = RobotState(self.data, self._base_body, self._eef_site,
+                                       self._eef_body, self._base_q, self._arm_q)
+        self._stepper = Stepper(m, self.data)
         self._gripper_closed = False
         self._steps = 0
         self._reset_data()
@@ -177,6 +187,7 @@ class HomeEnv(gym.Env):
     def _sync_from_state(self, full: bool) -> None:
         """After a state load: arm targets follow the state, grasp weld pose is restored."""
         d, m = self.data, self.model
+        self._stepper.drop()  # the weld pose in the model may change below
         if full:
             self._targets[:] = d.ctrl[self._arm_act]
         else:
@@ -239,34 +250,22 @@ class HomeEnv(gym.Env):
     def step(
         self, action: Sequence[float] | np.ndarray
     ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        a = np.asarray(action, dtype=float).reshape(-1)
-        if a.shape != (self.action_dim,):
-            raise ValueError(f"action must have shape ({self.action_dim},), got {a.shape}")
-        if not np.all(np.isfinite(a)):
-            raise ValueError("action contains NaN or inf")
-        a = self.last_action = np.clip(a, -1.0, 1.0)  # a recorder stores it (demonstrations)
-        d = self.data
-        t = self._targets
-        t[0:3] += a[0:3] * self.arm_step
-        t[3] += a[5] * ROT_SCALE
-        t[4] += a[10] * TORSO_SCALE
-        np.clip(t, self._arm_lo, self._arm_hi, out=t)
-        d.ctrl[self._arm_act] = t
-        if a[6] > 0 and not self._gripper_closed:
+        v = clipped_action(action, self.action_dim)
+        self.last_action = np.array(v)  # a recorder stores it (demonstrations)
+        t = arm_targets(self._targets.tolist(), v, self.arm_step, self._bounds)
+        self._targets[:] = t
+        ctrl = self._ctrl
+        ctrl[self._arm_ctrl] = t
+        if v[6] > 0 and not self._gripper_closed:
             self._gripper_closed = True
             self.grasp()
-        elif a[6] < 0 and self._gripper_closed:
+        elif v[6] < 0 and self._gripper_closed:
             self.release()
-        yaw = d.qpos[self._base_q[2]]
+        yaw = self._qpos[self._yaw_q]
         c, s = math.cos(yaw), math.sin(yaw)
-        vf, vs = a[7] * BASE_LIN_SPEED, a[8] * BASE_LIN_SPEED
-        d.ctrl[self._base_act] = (c * vf - s * vs, s * vf + c * vs, a[9] * BASE_YAW_SPEED)
-        mujoco.mj_step(self.model, d, nstep=self.n_substeps)
-        # mj_step leaves poses one substep behind qpos: refresh them (cheap, no dynamics) so
-        # observations, renders and sim.data.body_xpos describe the current state
-        mujoco.mj_kinematics(self.model, d)
-        mujoco.mj_comPos(self.model, d)
-        mujoco.mj_camlight(self.model, d)
+        vf, vs = v[7] * BASE_LIN_SPEED, v[8] * BASE_LIN_SPEED
+        ctrl[self._base_ctrl] = (c * vf - s * vs, s * vf + c * vs, v[9] * BASE_YAW_SPEED)
+        self._stepper.step(self.n_substeps)
         self._steps += 1
         truncated = self.horizon is not None and self._steps >= self.horizon
         return self._get_observations(), 0.0, False, truncated, {}
@@ -365,7 +364,7 @@ class HomeEnv(gym.Env):
 
     # ------------------------------------------------------------------ magic grasp
     def held_body(self) -> int | None:
-        eq = int(self.data.userdata[0])
+        eq = int(self._userdata[0])
         return int(self.model.eq_obj2id[eq]) if eq >= 0 else None
 
     def grasp(self, reach: float = GRASP_REACH) -> str | None:
@@ -401,14 +400,14 @@ class HomeEnv(gym.Env):
         """robosuite-style observation dict (``force_update`` accepted for API parity; every
         call reads the current state)."""
         obs = self.proprio()
-        obs.update(camera_images(self.renders, self.data, self.cameras, self.camera_sizes,
-                                 self.camera_depths, self.camera_segmentations))
+        if self.cameras:
+            obs.update(camera_images(self.renders, self.data, self.cameras, self.camera_sizes,
+                                     self.camera_depths, self.camera_segmentations))
         return obs
 
     def proprio(self) -> dict[str, np.ndarray]:
         """The robot's state alone (``robot0_*``), without rendering any camera."""
-        return robot_state(self.data, self._base_body, self._eef_site, self._eef_body,
-                           self._base_q, self._arm_q, self._gripper_closed, self.held_body())
+        return self._robot_state(self._gripper_closed, self.held_body())
 
     def _make_obs_space(self) -> gym.spaces.Dict:
         return observation_space(self._get_observations(), self.cameras, self.camera_sizes,

@@ -12,38 +12,62 @@ import numpy as np
 
 from recallbench.world.render import Renders
 
-
-def _quat_xyzw(q: np.ndarray) -> np.ndarray:
-    return np.array([q[1], q[2], q[3], q[0]])
+_XYZW = np.array([1, 2, 3, 0])  # MuJoCo's (w, x, y, z) -> robosuite's (x, y, z, w)
 
 
-def robot_state(
-    d: mujoco.MjData,
-    base_body: int,
-    eef_site: int,
-    eef_body: int,
-    base_q: np.ndarray,
-    arm_q: np.ndarray,
-    gripper_closed: bool,
-    held: int | None,
-) -> dict[str, np.ndarray]:
-    """The robot's proprioception under robosuite's keys (``robot0_*``)."""
-    yaw = d.qpos[base_q[2]]
-    rel = d.site_xpos[eef_site] - d.xpos[base_body]
-    c, s = math.cos(yaw), math.sin(yaw)
-    return {
-        "robot0_base_pos": d.xpos[base_body].copy(),
-        "robot0_base_quat": _quat_xyzw(d.xquat[base_body]),
-        "robot0_base_pose": d.qpos[base_q].copy(),
-        "robot0_eef_pos": d.site_xpos[eef_site].copy(),
-        "robot0_eef_quat": _quat_xyzw(d.xquat[eef_body]),
-        "robot0_base_to_eef_pos": np.array(
-            [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]]
-        ),
-        "robot0_arm_qpos": d.qpos[arm_q].copy(),
-        "robot0_gripper_qpos": np.array([0.0, 0.0]) if gripper_closed else np.array([0.04, -0.04]),
-        "robot0_grasped": np.array([0.0 if held is None else 1.0]),
-    }
+class RobotState:
+    """The robot's proprioception under robosuite's keys (``robot0_*``), read every step.
+
+    Keeps the views of one ``MjData``'s arrays and the ids it reads (looking them up per call
+    costs more than the reads themselves); the arithmetic is the same float64 operations in the
+    same order as ever, so the values are the same bits."""
+
+    def __init__(
+        self,
+        d: mujoco.MjData,
+        base_body: int,
+        eef_site: int,
+        eef_body: int,
+        base_q: np.ndarray,
+        arm_q: np.ndarray,
+    ) -> None:
+        self._qpos, self._xpos, self._xquat = d.qpos, d.xpos, d.xquat
+        self._site_xpos = d.site_xpos
+        self._base, self._site, self._eef = int(base_body), int(eef_site), int(eef_body)
+        self._base_q = np.asarray(base_q)
+        self._yaw_q = int(base_q[2])
+        self._arm_q = np.asarray(arm_q)
+        # contiguous joint addresses read as a slice (a view copy, no fancy indexing)
+        self._base_sl = index_or_slice(self._base_q)
+        self._arm_sl = index_or_slice(self._arm_q)
+
+    def __call__(self, gripper_closed: bool, held: int | None) -> dict[str, np.ndarray]:
+        qpos, xpos, xquat = self._qpos, self._xpos, self._xquat
+        base_pos = xpos[self._base].copy()
+        eef_pos = self._site_xpos[self._site].copy()
+        yaw = qpos[self._yaw_q]
+        (bx, by, bz), (ex, ey, ez) = base_pos.tolist(), eef_pos.tolist()
+        r0, r1, r2 = ex - bx, ey - by, ez - bz
+        c, s = math.cos(yaw), math.sin(yaw)
+        return {
+            "robot0_base_pos": base_pos,
+            "robot0_base_quat": xquat[self._base][_XYZW],
+            "robot0_base_pose": qpos[self._base_sl].copy(),
+            "robot0_eef_pos": eef_pos,
+            "robot0_eef_quat": xquat[self._eef][_XYZW],
+            "robot0_base_to_eef_pos": np.array([c * r0 + s * r1, -s * r0 + c * r1, r2]),
+            "robot0_arm_qpos": qpos[self._arm_sl].copy(),
+            "robot0_gripper_qpos": np.array([0.0, 0.0] if gripper_closed else [0.04, -0.04]),
+            "robot0_grasped": np.array([0.0 if held is None else 1.0]),
+        }
+
+
+def index_or_slice(idx: np.ndarray) -> slice | np.ndarray:
+    """``idx`` as a slice when it is a run of consecutive ascending ids, else itself (a slice
+    reads and writes cheaper than fancy indexing)."""
+    if idx.size and np.array_equal(idx, np.arange(idx[0], idx[0] + idx.size)):
+        return slice(int(idx[0]), int(idx[0]) + idx.size)
+    return idx
 
 
 def camera_images(
