@@ -23,7 +23,7 @@ from recallbench.cli.checks import (
     plan_agents,
     split_names,
 )
-from recallbench.cli.errors import print_warning
+from recallbench.cli.errors import Parser, print_warning
 from recallbench.cli.execution import add_execution_options, execution_settings
 from recallbench.cli.formats import add_format_option
 from recallbench.cli.options import add_run_options
@@ -277,6 +277,25 @@ def _handle_demo(args: argparse.Namespace) -> int:
     return _finish(comparison, comparison_dir, need_every_benchmark=True, fmt=args.format)
 
 
+class _RunParser(Parser):
+    """`recallbench run`'s parser: each registered benchmark's --<benchmark>-agents and
+    options (its declarations, built-ins and entry points) join it on first use."""
+
+    _benchmarks_added = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if not self._benchmarks_added:
+            from recallbench.benchmarks.registry import declared_options
+
+            self._benchmarks_added = True
+            declared = declared_options()  # the declarations only: no seam loads
+            for name in declared:
+                self.add_argument(f"--{name}-agents", default=None,
+                                  help=f"override the list for {name}")
+            add_run_options(self, list(declared.items()))
+        return super().parse_known_args(args, namespace)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     run = subparsers.add_parser(
         "run",
@@ -302,11 +321,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--agents", default="",
                      help="comma-separated agent names for every benchmark, e.g. "
                           "oracle,blind,random,recency")
-    from recallbench.benchmarks.registry import declared_options
-
-    declared = declared_options()  # the declarations only: --help loads no seam
-    for name in declared:
-        run.add_argument(f"--{name}-agents", default=None, help=f"override the list for {name}")
     run.add_argument("--out", required=True, help="comparison folder")
     run.add_argument("--overwrite", action="store_true",
                      help="redo agent runs in --out that were recorded with other settings")
@@ -321,8 +335,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="one line per agent; the runners' output goes to its console.log")
     add_execution_options(run, shard=False)
     add_format_option(run)
-    # every benchmark's options: --<benchmark>-NAME (cli.options; docs/architecture.md)
-    add_run_options(run, list(declared.items()))
+    # every benchmark's options (--<benchmark>-NAME, cli.options), added when `run` parses:
+    # `recallbench --help` reads no declaration and scans no entry point
+    run.__class__ = _RunParser
     run.set_defaults(func=_handle_run)
 
     demo = subparsers.add_parser(
