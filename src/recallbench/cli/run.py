@@ -111,7 +111,8 @@ def compare(prepared: dict[str, Any], plan: dict[str, list[Any]], out: str | Pat
     runs = run_agents(prepared, plan, out, opts, console)
     options = {k: v for k, v in asdict(opts).items() if k != "agent_args"}
     suites = {bench: ready.suite_path for bench, ready in prepared.items()}
-    configs = {bench: {**runner_for(bench).run_options(ready.config), "seed": opts.seed}
+    configs = {bench: {**runner_for(bench).run_options(ready.config),
+                       **({"seed": ready.config.seed} if hasattr(ready.config, "seed") else {})}
                for bench, ready in prepared.items()}
     comparison = build_comparison(suite, suites, runs, out, options, opts.seed, warnings or [],
                                   benchmark_options=configs)
@@ -145,10 +146,14 @@ def prepare_runs(suites: dict[str, Path], values: dict[str, dict[str, Any]],
 
     runners = {bench: runner_for(bench) for bench in suites}
     flags = flags or {}
-    prepared = {bench: runner.prepare(path, runner.config({**values.get(bench, {}),
-                                                            "seed": seed}),
-                                      flags.get(bench, kebab_flags))
-                for (bench, path), runner in zip(suites.items(), runners.values(), strict=True)}
+    prepared = {}
+    for bench, path in suites.items():
+        runner = runners[bench]
+        given = dict(values.get(bench, {}))
+        if any(o.name == "seed" for o in runner.options):  # --seed: the run seed of each
+            given["seed"] = seed
+        prepared[bench] = runner.prepare(path, runner.config(given),
+                                         flags.get(bench, kebab_flags))
     plan = plan_agents(suites, agents, by_bench, agent_args, seed,
                        build=[b for b, r in runners.items() if r.builds_agents])
     for bench, runner in runners.items():
