@@ -9,7 +9,6 @@ so it can import its siblings but a sibling never replaces an installed package.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import sys
@@ -30,6 +29,8 @@ def _is_file(module_ref: str) -> bool:
 def _import_file(path: Path) -> Any:
     if not path.is_file():
         raise ValueError(f"file not found: {path}")
+    import hashlib  # on use: every command's flags import this module
+
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
     name = f"_recallbench_user_{path.stem}_{digest}"
     if name in sys.modules:

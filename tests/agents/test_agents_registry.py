@@ -9,8 +9,16 @@ from pathlib import Path
 import pytest
 
 from recallbench.agents.baselines import OracleAgent, RandomAgent
-from recallbench.agents.registry import REGISTRY, list_agents, load_agent, resolve
+from recallbench.agents.registry import (
+    KINDS,
+    REGISTRY,
+    agent_kind,
+    list_agents,
+    load_agent,
+    resolve,
+)
 from recallbench.cli import main
+from recallbench.errors import InputError
 from support.shared_data import FINDINGDORY_VAL_QA
 
 VAL = FINDINGDORY_VAL_QA
@@ -76,6 +84,9 @@ def test_list_agents_command(installed_plugin: Path, capsys: pytest.CaptureFixtu
     lines = {line.split()[1]: line for line in out.splitlines() if len(line.split()) > 2}
     assert "findingdory" in lines["oracle"] and "scenemem" in lines["oracle"]
     assert "scenemem" in lines["search"] and "findingdory" not in lines["search"]
+    # and what each one's score means: its kind (an entry point declaring none: memory)
+    assert "privileged" in lines["oracle"] and "memoryless" in lines["time-prior"]
+    assert " memory " in lines["last-frame"]
 
 
 def test_file_path_spec_and_errors(tmp_path: Path) -> None:
@@ -102,3 +113,73 @@ def test_entry_point_agent_runs_by_name(installed_plugin: Path, tmp_path: Path) 
     assert len(records) == 30 and all(r["frame_indices"][0] == 94 for r in records)
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["agent"] == "last-frame" and manifest["agent_kwargs"] == {"offset": 1}
+
+
+# --- agent kinds (issue 24): registry data, declared by third-party classes, recorded by runs
+
+def test_every_builtin_has_its_kind_and_shared_classes_agree() -> None:
+    assert all(e.kind in KINDS for e in REGISTRY.values())
+    expected = {"time-prior": "memoryless", "question-only": "memoryless", "blind": "memoryless",
+                "search": "memoryless", "recency": "memoryless", "do-nothing": "memoryless",
+                "oracle": "privileged", "hierarchical-privileged": "privileged",
+                "random": "random", "random-actions": "random", "vlm": "memory",
+                "text-memory": "memory", "hierarchical": "memory",
+                "hierarchical-embedding": "memory", "hierarchical-vlm": "memory"}
+    assert {name: REGISTRY[name].kind for name in expected} == expected
+    # a class two names share (blind and search, oracle and hierarchical-privileged) has one
+    # kind, so a run that recorded only its class is told its kind without ambiguity
+    by_target: dict[str, set[str]] = {}
+    for e in REGISTRY.values():
+        for target in e.targets.values():
+            by_target.setdefault(target, set()).add(e.kind)
+    assert all(len(kinds) == 1 for kinds in by_target.values()), by_target
+    assert agent_kind("memoryless") == "memoryless"  # an alias: search
+    assert agent_kind("recallbench.agents.hierarchical:HierarchicalRandom") == "random"
+    assert agent_kind("openpi://localhost:8000") == "memory"  # served: declares nothing
+
+
+def test_third_party_agents_declare_their_kind(tmp_path: Path, installed_plugin: Path) -> None:
+    path = tmp_path / "kinds.py"
+    path.write_text(AGENT_SOURCE + textwrap.dedent("""
+
+        class Floor(LastFrame):
+            agent_kind = "memoryless"
+
+
+        class Smart(LastFrame):
+            agent_kind = "clever"
+        """))
+    assert agent_kind(f"{path}:LastFrame") == "memory"  # the default
+    assert agent_kind(f"{path}:Floor") == "memoryless"
+    assert agent_kind("last-frame") == "memory"  # an entry point
+    with pytest.raises(InputError) as err:
+        agent_kind(f"{path}:Smart")
+    message = str(err.value)
+    assert "Smart" in message and "agent_kind" in message and "'clever'" in message
+    assert "memoryless" in message and "\n" not in message
+
+
+@pytest.mark.skipif(not VAL.is_file(), reason="public validation file not present")
+def test_runs_record_the_agent_kind(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "kinds.py"
+    path.write_text(AGENT_SOURCE + "\n\nclass Ceiling(LastFrame):\n    agent_kind = 'privileged'\n"
+                    "\n\nclass Smart(LastFrame):\n    agent_kind = 'clever'\n")
+    for agent, kind in (("time-prior", "memoryless"), (f"{path}:LastFrame", "memory"),
+                        (f"{path}:Ceiling", "privileged")):
+        run = tmp_path / kind
+        assert main(["findingdory", "--data", str(VAL), "--agent", agent, "--out", str(run),
+                     "--limit", "3"]) == 0
+        assert json.loads((run / "manifest.json").read_text())["agent_kind"] == kind
+    capsys.readouterr()
+    run = tmp_path / "clever"
+    assert main(["findingdory", "--data", str(VAL), "--agent", f"{path}:Smart", "--out",
+                 str(run), "--limit", "3"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "agent_kind" in err and "'clever'" in err
+    assert not (run / "runlog.jsonl").exists()  # refused before any case ran
+    cmp = tmp_path / "cmp"  # a comparison refuses it while planning, before any agent runs
+    assert main(["run", "--suite", str(VAL), "--agents", f"blind,{path}:Smart", "--out",
+                 str(cmp)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "agent_kind" in err and "Smart" in err
+    assert not (cmp / "findingdory" / "blind").exists()

@@ -97,7 +97,8 @@ def test_paired_tests_and_gains_use_the_same_cases(cmp_dir):
     assert pair["n"] == len(oracle)
     assert pair["mean_a"] == pytest.approx(fd["agents"]["oracle"]["metrics"]["hl_sr"]["value"])
     assert pair["lo"] <= pair["diff"] <= pair["hi"] and 0 <= pair["p"] <= 1
-    assert [g["agent"] for g in paired["gains"]] == ["oracle"]  # random is no memory agent
+    # gains are for memory agents only (issue 24): oracle is privileged, random random
+    assert paired["gains"] == []
 
 
 @pytest.mark.slow
@@ -228,6 +229,7 @@ def test_viewer_in_chromium(cmp_dir, tmp_path):
         page.wait_for_load_state("networkidle")
         page.screenshot(path=str(shots / "case_findingdory.png"), full_page=True)
         assert page.locator("#timeline .cell.valid").count() > 0
+        assert page.inner_text("h1").startswith("FindingDory case")  # its declared title
         assert page.locator("#timeline .cell.chosen").count() >= 1
         assert page.locator("#outcome.bad").count() == 1
         pair_imgs = page.locator("#pairs img")
@@ -246,6 +248,7 @@ def test_viewer_in_chromium(cmp_dir, tmp_path):
         page.wait_for_load_state("networkidle")
         page.screenshot(path=str(shots / "case_scenemem.png"), full_page=True)
         assert "Show me where" in page.inner_text("#instruction")
+        assert page.inner_text("h1").startswith("SceneMem case")
         assert page.locator(".cam img").count() >= 3
         assert page.evaluate("[...document.querySelectorAll('.cam img')]"
                              ".every(i => i.complete && i.naturalWidth > 0)")

@@ -11,6 +11,11 @@ A name means one thing in every command. Each entry says what it runs as in each
 answer (random frames; a random fixture). Besides names, a spec can be an entry-point name
 (group ``recallbench.agents``), ``package.module:Class`` or ``path/to/file.py:Class``; such a
 reference runs in a role when the class offers that role's methods.
+
+Every entry also has a *kind* (``KINDS``): what its score means. Reports mark privileged agents,
+measure memory agents' gains over a memoryless one, and the audits run the memoryless and random
+ones. A class outside the registry declares its kind as a class attribute
+(``agent_kind = "memoryless"``); without one it is a memory agent.
 """
 
 from __future__ import annotations
@@ -18,24 +23,43 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recallbench.errors import InputError
 from recallbench.loader import is_reference, load_attr
 
+if TYPE_CHECKING:
+    from importlib import metadata
+
 ENTRY_POINT_GROUP = "recallbench.agents"
-ROLES: dict[str, tuple[str, ...]] = {  # role -> the methods a class needs to play it
+# role -> the methods a class needs to play it. A role is an agent interface, named after the
+# benchmark that defined it; a benchmark's agents play one (tests/test_no_benchmark_branches.py
+# allows these role tables, and REGISTRY's targets, as data).
+ROLES: dict[str, tuple[str, ...]] = {
     "findingdory": ("select_frames",),
     "scenemem": ("reset", "get_action"),
     "navigation": ("reset", "act"),
 }
+SERVED_ROLES = ("scenemem",)  # the roles a served or LeRobot policy plays (docs/vla.md)
+
+
+# What an agent's score means, by its kind (one line each; reports and audits read it).
+KINDS: dict[str, str] = {
+    "memory": "answers from what it watched: its score is a memory result",
+    "memoryless": "never uses the video (a rule, a prior, search): the floor memory must beat",
+    "privileged": "reads the ground truth: a ceiling, not a memory result",
+    "random": "answers at random: chance level",
+}
+DEFAULT_KIND = "memory"  # a class that declares no kind
+KIND_ATTRIBUTE = "agent_kind"  # the class attribute a third-party agent declares its kind with
+NO_MEMORY_KINDS = ("memoryless", "random")  # the shortcuts a suite's audit runs
 
 
 @dataclass(frozen=True)
 class Entry:
     summary: str
     targets: Mapping[str, str]  # role -> "module:Class"
+    kind: str  # one of KINDS
 
 
 _B = "recallbench.agents.baselines"
@@ -45,40 +69,52 @@ _L = "recallbench.agents.ll_policies"
 REGISTRY: dict[str, Entry] = {
     "oracle": Entry("privileged ceiling: the annotated frames; the target fixture",
                     {"findingdory": f"{_B}:OracleAgent",
-                     "scenemem": f"{_H}:HierarchicalPrivileged"}),
+                     "scenemem": f"{_H}:HierarchicalPrivileged"}, "privileged"),
     "blind": Entry("no memory: frames by a fixed rule; searches fixture after fixture",
-                   {"findingdory": f"{_B}:BlindAgent", "scenemem": f"{_S}:MemorylessSearchPolicy"}),
+                   {"findingdory": f"{_B}:BlindAgent", "scenemem": f"{_S}:MemorylessSearchPolicy"},
+                   "memoryless"),
+    # (recency before random: the audits run the shortcuts in this order, as they always have)
+    "recency": Entry("the last frames of the video", {"findingdory": f"{_B}:RecencyAgent"},
+                     "memoryless"),
     "random": Entry("random frames; a random fixture",
-                    {"findingdory": f"{_B}:RandomAgent", "scenemem": f"{_H}:HierarchicalRandom"}),
-    "recency": Entry("the last frames of the video", {"findingdory": f"{_B}:RecencyAgent"}),
+                    {"findingdory": f"{_B}:RandomAgent", "scenemem": f"{_H}:HierarchicalRandom"},
+                    "random"),
     "time-prior": Entry("no memory: a time in the question mapped by a linear 06:00-22:00 clock",
-                        {"findingdory": "recallbench.agents.shortcuts:TimePriorAgent"}),
+                        {"findingdory": "recallbench.agents.shortcuts:TimePriorAgent"},
+                        "memoryless"),
     "question-only": Entry("no memory: frames by the whole question text's prior",
-                           {"findingdory": "recallbench.agents.shortcuts:QuestionOnlyAgent"}),
+                           {"findingdory": "recallbench.agents.shortcuts:QuestionOnlyAgent"},
+                           "memoryless"),
     "vlm": Entry("a vision-language model over OpenAI-compatible chat",
                  {"findingdory": "recallbench.agents.vlm:VLMAgent",
-                  "scenemem": f"{_H}:HierarchicalVLM"}),
+                  "scenemem": f"{_H}:HierarchicalVLM"}, "memory"),
+    # memory agents; run on the suites' annotation captions they are also marked privileged
+    # (report.viewer.sources.privileged_reason reads what the run recorded)
     "text-memory": Entry("captions of the video as memory, matched to the instruction",
                          {"findingdory": "recallbench.agents.text_memory:TextMemoryAgent",
-                          "scenemem": f"{_H}:HierarchicalSubtasks"}),
+                          "scenemem": f"{_H}:HierarchicalSubtasks"}, "memory"),
     "text-memory-embedding": Entry("text memory matched by sentence embeddings",
-                                   {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}),
+                                   {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}, "memory"),
     "search": Entry("memoryless search: opens fixture after fixture",
-                    {"scenemem": f"{_S}:MemorylessSearchPolicy"}),
-    "random-actions": Entry("uniform random actions", {"scenemem": f"{_S}:RandomActionPolicy"}),
+                    {"scenemem": f"{_S}:MemorylessSearchPolicy"}, "memoryless"),
+    "random-actions": Entry("uniform random actions", {"scenemem": f"{_S}:RandomActionPolicy"},
+                            "random"),
     "do-nothing": Entry("zero actions: the floor (must score 0%)",
-                        {"scenemem": f"{_S}:DoNothingPolicy"}),
+                        {"scenemem": f"{_S}:DoNothingPolicy"}, "memoryless"),
     "hierarchical": Entry("subtask memory + scripted controller",
-                          {"scenemem": f"{_H}:HierarchicalSubtasks"}),
+                          {"scenemem": f"{_H}:HierarchicalSubtasks"}, "memory"),
     "hierarchical-embedding": Entry("subtask memory by embeddings + scripted controller",
-                                    {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}),
+                                    {"scenemem": f"{_H}:HierarchicalSubtasksEmbedding"}, "memory"),
     "hierarchical-privileged": Entry("the target fixture + scripted controller",
-                                     {"scenemem": f"{_H}:HierarchicalPrivileged"}),
+                                     {"scenemem": f"{_H}:HierarchicalPrivileged"}, "privileged"),
     "hierarchical-vlm": Entry("a VLM picks the fixture + scripted controller",
-                              {"scenemem": f"{_H}:HierarchicalVLM"}),
+                              {"scenemem": f"{_H}:HierarchicalVLM"}, "memory"),
+    # navigation: the greedy follower drives by the simulator's map and the frames' recorded
+    # poses (the LL ceiling); STOP moves nowhere (its floor)
     "greedy": Entry("greedy geodesic drive to the chosen frame's pose",
-                    {"navigation": f"{_L}:GreedyFramePolicy"}),
-    "stop": Entry("STOP at once: the floor of LL-SR", {"navigation": f"{_L}:StopPolicy"}),
+                    {"navigation": f"{_L}:GreedyFramePolicy"}, "privileged"),
+    "stop": Entry("STOP at once: the floor of LL-SR", {"navigation": f"{_L}:StopPolicy"},
+                  "memoryless"),
 }
 DEFAULT_LL_POLICY = "greedy"  # FindingDory's navigation policy when none is named
 # Earlier spellings, kept working; each means exactly what its target name means.
@@ -92,25 +128,29 @@ class NoMeaning(ValueError):
 
 
 def _entry_points() -> dict[str, metadata.EntryPoint]:
+    from importlib import metadata  # on first use: `recallbench --help` does not need it
+
     return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def list_agents() -> dict[str, dict[str, Any]]:
-    """name -> {"targets": {role: "module:Class"}, "summary", "source"}; entry points' roles are
-    told by the methods their class offers."""
+    """name -> {"targets": {role: "module:Class"}, "summary", "source", "kind"}; entry points'
+    roles are told by the methods their class offers, their kind by its ``agent_kind``."""
     out: dict[str, dict[str, Any]] = {
-        name: {"targets": dict(e.targets), "summary": e.summary, "source": "builtin"}
+        name: {"targets": dict(e.targets), "summary": e.summary, "source": "builtin",
+               "kind": e.kind}
         for name, e in REGISTRY.items()}
     for name, ep in sorted(_entry_points().items()):
         if name in out:
             continue
         dist = ep.dist.name if ep.dist is not None else "?"
         try:
-            roles = roles_of(ep.load())
+            factory = ep.load()
+            roles, kind = roles_of(factory), declared_kind(factory, name)
         except Exception:  # noqa: BLE001 - a broken plugin is listed, not fatal
-            roles = []
+            roles, kind = [], "?"
         out[name] = {"targets": {r: ep.value for r in roles}, "summary": "",
-                     "source": f"entry point ({dist})"}
+                     "source": f"entry point ({dist})", "kind": kind}
     return out
 
 
@@ -173,7 +213,7 @@ def target(spec: str, role: str) -> str:
     name = ALIASES.get(spec, spec)
     if name in REGISTRY and role in REGISTRY[name].targets:
         return REGISTRY[name].targets[role]
-    if role == "scenemem":
+    if role in SERVED_ROLES:
         from recallbench.agents.vla import policy_kind
 
         if policy_kind(spec) != "card":  # openpi://, ws://, lerobot:FOLDER (docs/vla.md)
@@ -194,6 +234,51 @@ def meaning(spec: str, role: str) -> str | None:
 
 def valid_names(role: str) -> list[str]:
     return [name for name, e in REGISTRY.items() if role in e.targets]
+
+
+def names_of_kind(role: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The registered names that run in ``role`` and are of one of ``kinds``, in registry
+    order (e.g. the shortcuts an audit runs: ``NO_MEMORY_KINDS``)."""
+    return tuple(name for name in valid_names(role) if REGISTRY[name].kind in kinds)
+
+
+def known_kind(spec: str | None) -> str | None:
+    """The kind the registry alone tells for a name, an alias or a built-in target
+    (``module:Class``, what a run manifest records), loading nothing; None when it does not."""
+    if not spec:
+        return None
+    name = ALIASES.get(spec, spec)
+    if name in REGISTRY:
+        return REGISTRY[name].kind
+    return next((e.kind for e in REGISTRY.values() if name in e.targets.values()), None)
+
+
+def declared_kind(factory: Any, spec: str) -> str:
+    """The kind a class (or factory) declares with ``agent_kind``, else ``DEFAULT_KIND``; a value
+    that is not a kind is one error naming the spec."""
+    kind = getattr(factory, KIND_ATTRIBUTE, DEFAULT_KIND)
+    if kind not in KINDS:
+        raise InputError(spec, KIND_ATTRIBUTE, f"{kind!r} is not a kind (use one of: "
+                                               f"{', '.join(KINDS)})")
+    return str(kind)
+
+
+def agent_kind(spec: str) -> str:
+    """The kind of whatever ``spec`` names: a registered name's (or built-in target's), else
+    the ``agent_kind`` its class declares (an entry point, ``module:Class``, ``file.py:Class``),
+    else memory (also a served or LeRobot policy, which declares nothing)."""
+    known = known_kind(spec)
+    if known is not None:
+        return known
+    eps = _entry_points()
+    if spec in eps:
+        return declared_kind(eps[spec].load(), spec)
+    if is_reference(spec):
+        from recallbench.agents.vla import policy_kind
+
+        if policy_kind(spec) == "card":  # openpi://, ws://, lerobot:FOLDER declare nothing
+            return declared_kind(load_attr(spec), spec)
+    return DEFAULT_KIND
 
 
 def load_agent(spec: str, role: str = "findingdory", **kwargs: Any) -> Any:

@@ -1,8 +1,9 @@
 """What every suite audit shares: which benchmark a suite is, rates with intervals, judging the
 threshold checks, and writing ``audit.json`` + ``audit.png``.
 
-An audit module (one per benchmark, named in ``AUDITORS``) exposes
-``audit(suite_dir, *, console=None, **opts) -> dict`` and ``plot(report, png_path)``. The report
+An audit module (one per benchmark, named by its declaration: ``Benchmark.auditor``) exposes
+``audit(suite_dir, *, console=None, **opts) -> dict``, ``plot(report, png_path)`` and
+``OPTIONS``, the command-line options its ``audit`` takes (``scoring``, ``workers``). The report
 is JSON-able: ``benchmark``, ``suite``, ``n``, ``judged``, ``min_n``, ``agents`` ({name:
 {"overall": rate, "groups": {name: rate}}}), ``checks`` ([{name, value, limit, passed}]) and
 ``passed``. Checks are judged only when the suite has at least ``min_n`` items; a smaller suite
@@ -20,13 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.errors import InputError
 from recallbench.io import write_json_atomic
 
-AUDITORS = {
-    "findingdory": "recallbench.audit.findingdory",
-    "scenemem": "recallbench.audit.scenemem",
-}
 REPORT_FILE = "audit.json"
 PLOT_FILE = "audit.png"
 Z95 = 1.959963984540054
@@ -59,32 +57,35 @@ def judge(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def detect_benchmark(suite: Path) -> str:
-    """The benchmark a suite folder (or FindingDory QA file) holds, from its suite.json or its
-    files; a path that is neither is a one-line user error."""
-    if suite.is_file() and suite.suffix in (".json", ".jsonl"):
-        return "findingdory"
-    if not suite.is_dir():
+    """The benchmark a suite folder (or FindingDory QA file) holds: the one its suite.json
+    names, else the one that recognises its files; a path that is none is a one-line user
+    error."""
+    if not suite.exists():
         raise InputError(suite, None, "no such suite folder or QA file")
     manifest = suite / "suite.json"
-    if manifest.is_file():
+    if suite.is_dir() and manifest.is_file():
         try:
             name = json.loads(manifest.read_text()).get("benchmark")
         except (json.JSONDecodeError, AttributeError):
             raise InputError(manifest, "benchmark", "not a JSON object") from None
-        if name in AUDITORS:
+        if name in BENCHMARKS and BENCHMARKS[name].auditor:
             return str(name)
-    if (suite / "qa.json").is_file():
-        return "findingdory"
-    if any(suite.glob("combo_*")):
-        return "scenemem"
-    raise InputError(suite, None, "neither a FindingDory suite (qa.json) nor a SceneMem one")
+    found = next((b.name for b in BENCHMARKS.values() if b.auditor and b.is_suite(suite)), None)
+    if found is None:
+        kinds = " nor ".join(f"a {b.title} suite ({b.suite_files})" for b in BENCHMARKS.values()
+                             if b.auditor)
+        raise InputError(suite, None, f"neither {kinds}")
+    return found
 
 
 def auditor(benchmark: str) -> Any:
+    name = BENCHMARKS[benchmark].auditor
     try:
-        return importlib.import_module(AUDITORS[benchmark])
+        if name is None:
+            raise ModuleNotFoundError(name=name)
+        return importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name != AUDITORS[benchmark]:
+        if exc.name != name:
             raise
         message = f"no audit for {benchmark} suites in this install"
         raise InputError("SUITE", None, message) from None

@@ -21,25 +21,29 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from recallbench.agents.baselines import BlindAgent, OracleAgent, RandomAgent, RecencyAgent
-from recallbench.agents.shortcuts import QuestionOnlyAgent, TimePriorAgent
+from recallbench.agents.registry import construct_seeded, resolve
 from recallbench.audit.core import judge, rate
 from recallbench.audit.findingdory_calibration import AGENTS as CHECKED_AGENTS
-from recallbench.audit.findingdory_calibration import judge_figures, load_calibration
+from recallbench.audit.findingdory_calibration import (
+    AUDITED_AGENTS,
+    judge_figures,
+    load_calibration,
+)
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.findingdory.evaluate import build_query, offered_for, score_records
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.benchmarks.findingdory.templates import is_multi_goal
 
-K = 96
+K = DEFAULT_FRAMES  # the published budget the val reference was made with
 SEED = 0  # the random agent's
 REFERENCE_PATH = Path(__file__).with_name("findingdory_val_reference.json")
+OPTIONS = ("scoring",)  # the command-line options audit() takes (audit.core)
 
 
 def make_agents(
@@ -47,15 +51,14 @@ def make_agents(
 ) -> dict[str, Any]:
     """The audit's agents (all, or the named ones), fitted (leave-one-episode-out) on the suite
     itself where they learn."""
-    makers: dict[str, Callable[[], Any]] = {
-        "blind": lambda: BlindAgent().fit(suite.cases),
-        "recency": RecencyAgent,
-        "random": lambda: RandomAgent(seed=seed),
-        "time-prior": lambda: TimePriorAgent().fit(suite.cases),
-        "question-only": lambda: QuestionOnlyAgent().fit(suite.cases),
-        "oracle": OracleAgent,
-    }
-    return {name: make() for name, make in makers.items() if names is None or name in names}
+    agents = {}
+    for name in AUDITED_AGENTS:
+        if names is None or name in names:
+            agent = construct_seeded(resolve(name, "findingdory"), {}, seed)
+            if getattr(agent, "needs_training_suite", False):  # as the evaluator fits it
+                agent.fit(suite.cases)
+            agents[name] = agent
+    return agents
 
 
 def _offered(case: QACase) -> list[int]:

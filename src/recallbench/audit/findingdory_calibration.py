@@ -34,13 +34,17 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.agents.registry import NO_MEMORY_KINDS, names_of_kind
+
 CALIBRATION_PATH = Path(__file__).with_name("findingdory_val_calibration.json")
 SIZES = (1, 2, 3, 4, 6, 9, 13, 18, 25)  # episodes
 SUBSETS = 300
 FAMILY_ALPHA = 0.02  # < 5%: fresh val subsets fail more often than the ones calibrated on
 QUANTILES = (0.0, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 97.5, 99.0, 100.0)
 SHARE_SD_FLOOR = 0.005  # widths and the mix distance: half a point
-AGENTS = ("blind", "recency", "random", "time-prior", "question-only")
+# the agents without memory, by their registry kind: blind, recency, random, time-prior, ...
+AGENTS = names_of_kind("findingdory", NO_MEMORY_KINDS)
+AUDITED_AGENTS = (*AGENTS, *names_of_kind("findingdory", ("privileged",)))  # + the ceiling
 # the shift each check's power is reported against: the fixed margins the audit used before
 AGENT_SHIFT = 0.03  # overall and per group
 CATEGORY_SHIFT = 0.10

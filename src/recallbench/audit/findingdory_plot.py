@@ -7,9 +7,8 @@ from typing import Any
 
 from rich.table import Table
 
+from recallbench.audit.findingdory_calibration import AUDITED_AGENTS as AGENTS
 from recallbench.benchmarks.findingdory.templates import CATEGORY_GROUP
-
-AGENTS = ("blind", "recency", "random", "time-prior", "question-only", "oracle")
 
 
 def _pct(value: float | None) -> str:

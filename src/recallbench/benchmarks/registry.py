@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,8 @@ BUILTIN = {"scenemem": "recallbench.benchmarks.scenemem",
 
 @cache
 def _plugins() -> dict[str, Benchmark]:
+    from importlib import metadata  # the scan of installed distributions: on first use only
+
     found: dict[str, Benchmark] = {}
     for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         where = f"entry point {ep.name} = {ep.value}"
@@ -52,10 +53,13 @@ def _benchmarks() -> dict[str, Benchmark]:
     return {**builtin, **_plugins()}
 
 
-def declared_options() -> dict[str, tuple[Option, ...]]:
-    """benchmark -> its declared options, without loading a built-in's seam."""
+def declared_options(plugins: bool = True) -> dict[str, tuple[Option, ...]]:
+    """benchmark -> its declared options, without loading a built-in's seam; ``plugins=False``:
+    the built-ins' only (no scan of the installed distributions' entry points)."""
     builtin = {name: tuple(importlib.import_module(f"{package}.options").OPTIONS)
                for name, package in BUILTIN.items()}
+    if not plugins:
+        return builtin
     return {**builtin, **{name: b.options for name, b in _plugins().items()}}
 
 

@@ -63,6 +63,18 @@ class Benchmark:
     # row fields that are counts, not rates: averaged (with intervals) where present, beside
     # the metrics in summary.json, never as a % column; field -> what it is
     figures: Mapping[str, str] = field(default_factory=dict)
+    # --- issue 24, seam: the pieces upper layers run or show for this benchmark, named by
+    # "module:attr" (loaded with loader.load_attr by the layer that needs them: a string is not
+    # an import), and the plain data the viewer and the report read, so no code above this
+    # layer branches on a benchmark's name
+    auditor: str | None = None  # its suite audit module (audit.core: audit(), plot())
+    case_reader: str | None = None  # "module:attr": its viewer case pages, run_cases()
+    generator: str | None = None  # "module:attr": its generate.registry.Generator
+    viewer_slices: Mapping[str, str] = field(default_factory=dict)  # viewer row field -> title
+    suite_files: str = ""  # what a suite of it holds, for an error naming what was not found
+    viewer_page: str = "frames"  # how viewer.js draws a case: "frames" chosen, or a "rollout"
+    # the command line that finishes an interrupted run from its manifest and folder, or None
+    finish_command: Callable[[Mapping[str, Any], Path], list[str]] | None = None
     # --- issue 24 (runner): one runner per benchmark, from its declared options ---
     # the run layer's runner object, named (``module:attr``), loaded where it is needed
     runner: str = ""

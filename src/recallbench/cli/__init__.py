@@ -64,23 +64,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:  # what was recorded stays; say the exact command that finishes it
-        print_error(f"interrupted; finish with: {resume_command(args.command, argv)}", prog)
+        print_error(f"interrupted; finish with: {resume_command(args, argv)}", prog)
         return INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the one printer
         return handle_exception(exc, prog)
 
 
-def resume_command(command: str, argv: Sequence[str] | None) -> str:
-    """The command line that finishes an interrupted one: ``findingdory`` with ``--resume``
-    (instead of ``--overwrite``, which would discard what was just recorded); ``run``, ``demo``
-    and ``generate`` resume by running again, as they are."""
+def resume_command(args: argparse.Namespace, argv: Sequence[str] | None) -> str:
+    """The command line that finishes an interrupted one: a command that declares a resume flag
+    (``parser.set_defaults(resume_flag=..., fresh_flag=...)``, e.g. ``findingdory``) gets it, in
+    place of the flag that would discard what was just recorded (``--overwrite``); ``run``,
+    ``demo`` and ``generate`` resume by running again, as they are."""
     import shlex
 
     words = list(sys.argv[1:] if argv is None else argv)
-    if command == "findingdory" and "score" not in words:
-        words = [w for w in words if w != "--overwrite"]
-        if "--resume" not in words:
-            words.append("--resume")
+    resume_flag = getattr(args, "resume_flag", None)
+    if resume_flag:
+        words = [w for w in words if w != getattr(args, "fresh_flag", None)]
+        if resume_flag not in words:
+            words.append(resume_flag)
     return shlex.join(["recallbench", *words])
 
 

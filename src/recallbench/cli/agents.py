@@ -18,19 +18,20 @@ def _list_agents(args: argparse.Namespace) -> int:
                         "module:Class / path.py:Class)")
     table.add_column("name", no_wrap=True)
     table.add_column("runs on", no_wrap=True)
+    table.add_column("kind", no_wrap=True)  # what its score means (docs/agents.md)
     table.add_column("what it is")
     table.add_column("source")
     if as_data(args):
         from recallbench.report.formats import write_records
 
         write_records([{"name": name, "runs_on": " ".join(info["targets"]),
-                        "what": info["summary"], "source": info["source"]}
+                        "kind": info["kind"], "what": info["summary"], "source": info["source"]}
                        for name, info in list_agents().items()], args.format)
         return 0
     for name, info in list_agents().items():
         roles = ", ".join("findingdory-navigation" if r == "navigation" else r
                           for r in info["targets"])
-        table.add_row(name, roles or "-", info["summary"], info["source"])
+        table.add_row(name, roles or "-", info["kind"], info["summary"], info["source"])
     Console(width=160).print(table)
     return 0
 

@@ -81,7 +81,7 @@ def print_report(report: dict[str, Any], console: Any) -> None:
 def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.audit.core import detect_benchmark, run_audit, write_report
+    from recallbench.audit.core import auditor, detect_benchmark, run_audit, write_report
 
     if args.against:
         return _leakage(args)
@@ -91,11 +91,9 @@ def _handle(args: argparse.Namespace) -> int:
         check_output_folder("--out", args.out)
     suite = Path(args.suite)
     benchmark = detect_benchmark(suite)  # a wrong path fails here, before any work
-    opts: dict[str, Any] = {}
-    if benchmark == "findingdory":
-        opts["scoring"] = args.scoring
-    elif args.workers is not None:
-        opts["workers"] = args.workers
+    # the options its audit takes; the others keep their defaults there
+    opts: dict[str, Any] = {name: getattr(args, name) for name in auditor(benchmark).OPTIONS
+                            if getattr(args, name, None) is not None}
     # the table is wide: a pipe or a file gets it whole rather than folded at 80 columns
     console = Console(width=None if sys.stdout.isatty() else 170)
     report = run_audit(suite, console=Console(stderr=True), **opts)

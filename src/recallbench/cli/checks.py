@@ -9,7 +9,6 @@ suite.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -55,6 +54,8 @@ def check_agent_kwargs(agent: str, factory: Any, kwargs: Mapping[str, Any], flag
     """Unknown keys and missing required arguments of ``factory``, before it is called.
 
     ``prefix`` is how a key is spelled on the command line (``vlm.`` under ``run``)."""
+    import inspect  # on use: `recallbench --help` does not load it
+
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):
@@ -112,7 +113,7 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
     ``--agents`` that means nothing for one benchmark is skipped there with a note (it ran on
     another); a name listed for one benchmark alone must mean something there. The agents of
     the benchmarks in ``build`` (whose runners ``builds_agents``) are built now."""
-    from recallbench.agents.registry import meaning, resolve
+    from recallbench.agents.registry import agent_kind, meaning, resolve
     from recallbench.run.runner import Planned
 
     benches = list(benches)
@@ -136,6 +137,8 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
             raise UsageError(flag, f"unknown agent {name!r} for {bench}: use one of "
                                    f"{', '.join(valid_names(bench))}, or module:Class")
     used = {p.agent for ps in plan.values() for p in ps if p.skip is None}
+    for planned in (p for ps in plan.values() for p in ps if p.skip is None):
+        agent_kind(planned.target or planned.agent)  # a kind that is none: one error, now
     for name in agent_args:
         if name not in used:
             raise UsageError("--agent-arg", f"no agent {name!r} among the agents run "

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recallbench.cli.formats import add_format_option, as_data
+
+if TYPE_CHECKING:
+    import subprocess
 
 PROBE_SECONDS = 4.5  # an idle machine answers in ~1.5 s; both probes run at once
 # A probe with no answer in PROBE_SECONDS is tried again, alone, for this long before the
@@ -44,6 +45,8 @@ class Check:
 
 
 def _version(dist: str) -> str | None:
+    from importlib import metadata  # on use: `recallbench --help` does not load it
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -51,12 +54,16 @@ def _version(dist: str) -> str | None:
 
 
 def _start_render_probe(backend: str) -> subprocess.Popen[str]:
+    import subprocess  # on use: `recallbench --help` does not load it
+
     env = {**os.environ, "MUJOCO_GL": backend, "PYOPENGL_PLATFORM": backend}
     return subprocess.Popen([sys.executable, "-c", _RENDER_PROBE], env=env, text=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def _finish_render_probe(backend: str, proc: subprocess.Popen[str]) -> Check:
+    import subprocess
+
     retried = False
     while True:
         limit = RETRY_SECONDS if retried else PROBE_SECONDS
@@ -109,6 +116,8 @@ def run_checks(path: Path, renderers: tuple[str, ...] = RENDERERS) -> list[Check
                         ", ".join(c.name.split()[-1] for c in renders if c.ok) or "none works",
                         "rendering: the built-in world, generation, SceneMem cameras (install "
                         "libegl1 libgl1-mesa-dri libosmesa6: bash scripts/setup.sh)", True))
+    import shutil
+
     free = shutil.disk_usage(path).free / 1e9
     checks.append(Check("free disk", free >= MIN_FREE_GB, f"{free:.1f} GB at {path}",
                         f"generating suites and writing runs (keep >= {MIN_FREE_GB:.0f} GB)"))

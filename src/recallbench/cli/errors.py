@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from typing import Any, NoReturn
 
 from recallbench.errors import InputError, UsageError, printable
@@ -49,6 +48,8 @@ def handle_exception(exc: BaseException, prog: str) -> int:
         print_error(f"{exc.filename}: {exc.strerror or exc}", prog)
         return USER_ERROR
     if os.environ.get(DEBUG_ENV):
+        import traceback  # only for RECALLBENCH_DEBUG=1
+
         traceback.print_exception(exc)
     print_error(f"internal error: {type(exc).__name__}: {exc} "
                 f"(set {DEBUG_ENV}=1 for the traceback)", prog)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from recallbench.cli.execution import add_execution_options
@@ -25,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="an evaluation suite (or export) no exported day may overlap "
                    "(repeatable)")
     p.add_argument("--frames", type=int, default=None,
-                   help="findingdory-sft: frames of each video (default 96)")
+                   help=f"findingdory-sft: frames of each video (default {DEFAULT_FRAMES})")
     p.add_argument("--full-length", action="store_true",
                    help="findingdory-sft: every frame of the day instead of --frames")
     p.add_argument("--val-fraction", type=float, default=0.0,
@@ -42,7 +44,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def options_of(args: argparse.Namespace) -> dict:
     """The format's options (recorded in export.json; a rerun must ask for the same)."""
-    from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
     from recallbench.errors import UsageError
 
     if args.format == "findingdory-sft":

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.cli.formats import add_format_option, as_data
 from recallbench.cli.report import show_summary
 
@@ -217,7 +217,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     add_execution_options(parser)
     add_format_option(parser)
-    parser.set_defaults(func=_handle_run)
+    # an interrupted run finishes with --resume (cli.resume_command), never --overwrite
+    parser.set_defaults(func=_handle_run, resume_flag="--resume", fresh_flag="--overwrite")
     _register_score(parser)
 
 
@@ -245,4 +246,4 @@ def _register_score(parser: argparse.ArgumentParser) -> None:
     )
     score.add_argument("--out", help="write the summary JSON here")
     add_format_option(score)
-    score.set_defaults(func=_handle_score)
+    score.set_defaults(func=_handle_score, resume_flag=None)

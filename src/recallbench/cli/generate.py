@@ -9,6 +9,8 @@ import argparse
 import os
 from typing import Any
 
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
+
 DEFAULT_N = 2
 
 
@@ -50,8 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--idle", type=int, default=0,
                    help="steps the robot waits after each task (longer videos)")
     s.add_argument("--size", type=int, default=256, help="video frame size (default 256)")
-    s.add_argument("--max-steps", type=int, default=1500,
-                   help="steps per probe in eval_spec (the card's 1,500)")
+    s.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
+                   help=f"steps per probe in eval_spec (the card's {DEFAULT_MAX_STEPS:,})")
     s.add_argument("--destinations", default=None,
                    help="comma-separated fixture types to put objects into")
     s.add_argument("--no-verify", action="store_true", help="write probes unverified")

@@ -48,30 +48,21 @@ def warn_unfinished(summary: dict[str, Any], run_dir: str | Path) -> None:
 
 
 def finish_command(run_dir: Path) -> str:
-    """The command that finishes the run in ``run_dir``, built from the settings its manifest
-    recorded (a resume must repeat them)."""
-    import json
+    """The command that finishes the run in ``run_dir``, built by its benchmark from the
+    settings its manifest recorded (a resume must repeat them)."""
     import shlex
 
+    from recallbench.benchmarks.registry import BENCHMARKS
     from recallbench.run.manifest import read_manifest
 
     try:
         m = read_manifest(run_dir)
     except (OSError, ValueError):
         m = {}
-    if m.get("benchmark") == "scenemem":
-        return f"recallbench scenemem --resume --run-dir {run_dir}"
-    words = ["recallbench", "findingdory", "--data", str(m.get("data")), "--agent",
-             str(m.get("agent"))]
-    for key, value in (m.get("agent_kwargs") or {}).items():
-        words += ["--agent-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
-    for flag, key in (("--videos", "videos"), ("--frames", "frames"), ("--seed", "seed"),
-                      ("--limit", "limit"), ("--shard", "shard")):
-        if m.get(key) is not None:
-            words += [flag, str(m[key])]
-    if m.get("ll_policy"):
-        words += ["--ll", "--ll-policy", str(m["ll_policy"])]
-    return shlex.join([*words, "--out", str(run_dir), "--resume"])
+    bench = BENCHMARKS.get(str(m.get("benchmark")))
+    if bench is None or bench.finish_command is None:  # say what a resume needs, generically
+        return f"the command that made {run_dir}, with --resume"
+    return shlex.join(bench.finish_command(m, Path(run_dir)))
 
 
 def _handle_score(args: argparse.Namespace) -> int:

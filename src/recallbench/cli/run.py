@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.cli.checks import (
     check_agent_server,
     check_positive,
@@ -202,25 +202,29 @@ def _handle_run(args: argparse.Namespace) -> int:
 
 
 # --- demo ------------------------------------------------------------------------------------
+def _demo_plan() -> tuple[tuple[str, int, dict[str, Any], list[str]], ...]:
+    """What the demo generates and runs, per benchmark: (benchmark, items, knobs, agents), read
+    when it runs (its generator fills in the knobs' defaults)."""
+    return (
+        ("scenemem", DEMO_SCENEMEM_SCENARIOS, DEMO_SCENEMEM_KNOBS, DEMO_SCENEMEM_AGENTS),
+        ("findingdory", DEMO_FINDINGDORY_EPISODES, DEMO_FINDINGDORY_KNOBS,
+         DEMO_FINDINGDORY_AGENTS),
+    )
+
+
 def _demo_suites(suites: Path, workers: int, seed: int = 0) -> list[str]:
     """Both demo suites through the generator's own machinery, once. A suite made with other
     knobs (an older recallbench) is made again. Returns the benchmarks (re)generated now."""
     from rich.console import Console
 
     from recallbench.errors import InputError
-    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-    from recallbench.generate.scenemem import ScenememKnobs
+    from recallbench.generate.registry import generator
     from recallbench.generate.suite import check_suite_file, run_suite
 
     console = Console(stderr=True)
-    plan = (
-        ("scenemem", DEMO_SCENEMEM_SCENARIOS,
-         ScenememKnobs.from_dict(DEMO_SCENEMEM_KNOBS).to_dict()),
-        ("findingdory", DEMO_FINDINGDORY_EPISODES,
-         FindingDoryKnobs(**DEMO_FINDINGDORY_KNOBS).to_dict()),
-    )
     made = []
-    for bench, n, knobs in plan:
+    for bench, n, given, _ in _demo_plan():
+        knobs = generator(bench).knobs(given)
         out = suites / bench
         try:
             check_suite_file(out, bench, seed, n, knobs)
@@ -261,20 +265,19 @@ def _handle_demo(args: argparse.Namespace) -> int:
         suites = detect_suites(out / "suites")
     except InputError:  # neither suite could be generated: said below, with the report
         suites = {}
-    fd_agents = list(DEMO_FINDINGDORY_AGENTS)
     agent_args: dict[str, dict[str, Any]] = {"text-memory": dict(DEMO_TEXT_MEMORY_ARGS)}
+    left_out: set[str] = set()
     if not embeddings_available():
         print_warning("the embeddings extra is not installed (pip install "
                       "'recallbench[embeddings]'): text-memory is left out")
-        fd_agents.remove("text-memory")
-        agent_args = {}
-    by_bench = {"scenemem": DEMO_SCENEMEM_AGENTS, "findingdory": fd_agents}
-    by_bench = {b: names for b, names in by_bench.items() if b in suites}
-    prepared, plan = prepare_runs(suites, {"findingdory": {"frames": DEMO_FRAMES}}, [],
-                                  by_bench, agent_args, seed=0)
+        left_out, agent_args = {"text-memory"}, {}
+    by_bench = {bench: [a for a in agents if a not in left_out]
+                for bench, _, _, agents in _demo_plan() if bench in suites}
+    # every option at its declared default (FindingDory's K is DEMO_FRAMES)
+    prepared, plan = prepare_runs(suites, {}, [], by_bench, agent_args, seed=0)
     opts = CompareOptions(workers=workers, agent_args=agent_args, quiet_runs=True,
                           overwrite=True)
-    missing = [b for b in ("scenemem", "findingdory") if b not in suites]
+    missing = [bench for bench, _, _, _ in _demo_plan() if bench not in suites]
     warnings = [f"no {b} suite could be generated (see {out / 'suites' / b})" for b in missing]
     comparison = compare(prepared, plan, comparison_dir, opts, console=Console(stderr=True),
                          suite=out / "suites", warnings=warnings, fmt=args.format)
@@ -293,7 +296,10 @@ class _RunParser(Parser):
             from recallbench.benchmarks.registry import declared_options
 
             self._benchmarks_added = True
-            declared = declared_options()  # the declarations only: no seam loads
+            # the declarations only: no seam loads; --help lists the built-ins' without
+            # scanning the installed distributions for plugin benchmarks (a run accepts theirs)
+            asked_help = any(a in ("-h", "--help") for a in (args or []))
+            declared = declared_options(plugins=not asked_help)
             for name in declared:
                 self.add_argument(f"--{name}-agents", default=None,
                                   help=f"override the list for {name}")
@@ -318,7 +324,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "`recallbench findingdory --ll --scoring official`). A flag takes no value; a "
             "KEY=VALUE option repeats. --frames, --limit, --max-steps and --test-timeout are "
             "shared spellings of the options listed beside them. comparison.json records each "
-            "benchmark's options."
+            "benchmark's options. A benchmark registered by a plugin (entry point group "
+            "recallbench.benchmarks) takes its --<benchmark>-<option> flags the same way; this "
+            "help lists the built-ins'."
         ),
     )
     run.add_argument("--suite", required=True,

@@ -8,18 +8,30 @@ a case never changes its result, so the settings are provenance in a run's manif
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from recallbench.executor.local import (
-    Executor,
-    ProcessExecutor,
-    Task,
-    TaskResult,
-    import_handler,
-    move_output,
-)
+if TYPE_CHECKING:
+    from recallbench.executor.local import (
+        Executor,
+        ProcessExecutor,
+        Task,
+        TaskResult,
+        import_handler,
+        move_output,
+    )
+
+# Loaded on first use: the local backend imports numpy (results.py) and multiprocessing, which
+# `recallbench --help` and every command's flags (EXECUTORS, ExecutorSettings) must not pay for.
+_LOCAL = ("Executor", "ProcessExecutor", "Task", "TaskResult", "import_handler", "move_output")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCAL:
+        return getattr(importlib.import_module("recallbench.executor.local"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 EXECUTORS = ("local", "ray")
 
@@ -47,6 +59,8 @@ def make_executor(
     address: str | None = None,
 ) -> Executor:
     """An executor running ``handler`` ("module:function") on each task's payload."""
+    from recallbench.executor.local import ProcessExecutor
+
     if kind == "local":
         return ProcessExecutor(handler, workers, timeout, log_path=log_path)
     if kind == "ray":

@@ -29,7 +29,7 @@ import numpy as np
 
 from recallbench.benchmarks.findingdory.annotations import load_episode
 from recallbench.benchmarks.findingdory.data import load_suite
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.errors import UsageError
 from recallbench.generate.findingdory import subsample_answer
 from recallbench.io import write_json_atomic

@@ -16,12 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recallbench.errors import InputError, UsageError
-from recallbench.generate.fingerprint import (
-    Fingerprint,
-    findingdory_episode_fingerprint,
-    home_key,
-    scenemem_scenario_fingerprint,
-)
+from recallbench.generate.fingerprint import Fingerprint, home_key
+from recallbench.generate.registry import generators
 
 EXPORT_FILE = "export.json"
 SUITE_FILE = "suite.json"
@@ -38,17 +34,6 @@ class Overlap:
 
     def line(self) -> str:
         return f"day {self.day} is {self.other} of {self.suite} ({self.reason})"
-
-
-def findingdory_days(suite: Path) -> list[Day]:
-    eps = sorted((p for p in (suite / "episodes").glob("ep_*") if (p / "episode.json").is_file()),
-                 key=lambda p: int(p.name.split("_")[1]))
-    return [(p.name, findingdory_episode_fingerprint(p)) for p in eps]
-
-
-def scenemem_days(suite: Path) -> list[Day]:
-    found = sorted(p for p in suite.glob("combo_*") if (p / "generation.json").is_file())
-    return [(p.name, scenemem_scenario_fingerprint(p)) for p in found]
 
 
 def days_of(folder: str | Path, flag: str | None = None) -> list[Day]:
@@ -71,14 +56,13 @@ def days_of(folder: str | Path, flag: str | None = None) -> list[Day]:
         benchmark = json.loads(manifest.read_text()).get("benchmark")
     except ValueError as exc:
         raise InputError(manifest, None, f"malformed JSON: {exc}") from None
+    made = generators()  # the benchmarks whose days recallbench generates, and reads
+    if not isinstance(benchmark, str) or benchmark not in made:
+        raise InputError(manifest, "benchmark", f"unknown benchmark {benchmark!r}")
     try:
-        if benchmark == "findingdory":
-            return findingdory_days(path)
-        if benchmark == "scenemem":
-            return scenemem_days(path)
+        return made[benchmark].days(path)
     except (OSError, ValueError, KeyError) as exc:
         raise InputError(path, "fingerprint", f"a day's files are unreadable: {exc}") from None
-    raise InputError(manifest, "benchmark", f"unknown benchmark {benchmark!r}")
 
 
 def overlaps(days: list[Day], others: dict[str, list[Day]]) -> list[Overlap]:

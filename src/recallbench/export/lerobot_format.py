@@ -32,12 +32,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.errors import InputError, UsageError
 
 PARTS = "parts"
@@ -171,7 +172,8 @@ def _scenemem_probes(ds: Any, scenario_dir: Path, size: tuple[int, int]) -> list
         for test in scenario.spec.tests:
             load_start(env, scenario)
             policy = _Recording(HierarchicalPrivileged(), ds, size, test.instruction or "")
-            out = run_rollout(env, policy, scenario, test, test.max_steps or 1500, Thresholds())
+            out = run_rollout(env, policy, scenario, test, test.max_steps or DEFAULT_MAX_STEPS,
+                              Thresholds())
             if out.memory and policy.steps:
                 ds.save_episode(parallel_encoding=False)
                 probes.append({"test_id": test.test_id, "steps": policy.steps})
@@ -247,10 +249,14 @@ def _findingdory_export(ep_dir: Path, part: Path, options: dict[str, Any]) -> di
 
 
 # ------------------------------------------------------------------------------ the unit
-def _source(suite_dir: Path, day: str) -> tuple[str, Path]:
+Exporter = Callable[[Path, Path, dict[str, Any]], dict[str, Any]]
+
+
+def _source(suite_dir: Path, day: str) -> tuple[Exporter, Path]:
+    """How a day is exported, and its folder: an episode's or a scenario's."""
     if (suite_dir / "episodes" / day / "episode.json").is_file():
-        return "findingdory", suite_dir / "episodes" / day
-    return "scenemem", suite_dir / day
+        return _findingdory_export, suite_dir / "episodes" / day
+    return _scenemem_export, suite_dir / day
 
 
 def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
@@ -278,8 +284,7 @@ def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
 
 
 def write_part(suite_dir: Path, day: str, tmp: Path, options: dict[str, Any]) -> None:
-    benchmark, source = _source(Path(suite_dir), day)
-    run = _scenemem_export if benchmark == "scenemem" else _findingdory_export
+    run, source = _source(Path(suite_dir), day)
     info = run(source, Path(tmp), options)
     (Path(tmp) / "recallbench_part.json").write_text(json.dumps(info, sort_keys=True))
 
@@ -287,9 +292,9 @@ def write_part(suite_dir: Path, day: str, tmp: Path, options: dict[str, Any]) ->
 def check_suite(suite_dir: Path, days: list[str]) -> None:
     """SceneMem days need the states and actions the generator records since this version."""
     for day in days:
-        benchmark, source = _source(suite_dir, day)
+        run, source = _source(suite_dir, day)
         traj = source / "videos" / "trajectory.npz"
-        if benchmark == "scenemem" and not traj.is_file():
+        if run is _scenemem_export and not traj.is_file():
             raise InputError(traj, None, "missing: this scenario was generated before "
                              "recallbench recorded per-frame states and actions (regenerate "
                              "the suite with the same seed to export it)")

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.data import PUBLIC_ANSWER_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ def _qa_rows(day: Any, ann: Any, rng: np.random.Generator, ep_id: str,
                      "num_frames": ann.num_frames})
         sub_row = {**common, "video": f"episodes/{ep_id}/video_{knobs.subsample}.mp4",
                    "answer": subsample_answer(answer, offered)}
-        if len(offered) != 96:  # the public loader assumes 96 unless told
+        if len(offered) != PUBLIC_ANSWER_FRAMES:  # the public loader assumes it unless told
             sub_row["answer_frames"] = int(len(offered))
         rows_sub.append(sub_row)
     return rows, rows_sub

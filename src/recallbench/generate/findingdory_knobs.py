@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 
 MIN_INTERACTIONS = 2  # FindingDory's days hold 2 to 11 pick-and-place interactions
 MAX_INTERACTIONS = 11

@@ -1,5 +1,6 @@
-"""What ``generate.suite`` needs from each benchmark's generator, registered per benchmark, so
-the shared machinery (workers, progress, resume, suite.json) never branches on a name."""
+"""What ``generate.suite`` (and the leakage rule) needs from each benchmark's generator, one
+``Generator`` per benchmark, named by its declaration (``Benchmark.generator``), so the shared
+machinery (workers, progress, resume, suite.json, fingerprints) never branches on a name."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
+from recallbench.benchmarks.registry import BENCHMARKS
+from recallbench.generate.fingerprint import (
+    Fingerprint,
+    findingdory_episode_fingerprint,
+    scenemem_scenario_fingerprint,
+)
+from recallbench.loader import load_attr
 from recallbench.versions import package_versions
 
 Summary = dict[str, Any]
@@ -29,6 +37,10 @@ class Generator:
     finish: Callable[[Path, dict[str, Any]], None] = lambda out_dir, knobs: None
     # one line about the whole suite, or None
     describe: Callable[[dict[str, Any]], str | None] = lambda manifest: None
+    # knobs as the generator records them (defaults filled in); a wrong one raises
+    knobs: Callable[[dict[str, Any]], dict[str, Any]] = dict
+    # the suite's complete days (items) with their fingerprints, for the leakage rule
+    days: Callable[[Path], list[tuple[str, Fingerprint]]] = lambda suite: []
 
 
 # ---------------------------------------------------------------------------------- scenemem
@@ -96,9 +108,44 @@ def _findingdory_finish(out_dir: Path, knobs: dict[str, Any]) -> None:
     merge_suite(out_dir, int(knobs.get("subsample", DEFAULT_FRAMES)))
 
 
-GENERATORS: dict[str, Generator] = {
-    "scenemem": Generator(_scenemem_item, _scenemem_summary, _scenemem_manifest,
-                          describe=_scenemem_describe),
-    "findingdory": Generator(_findingdory_item, _findingdory_summary, _findingdory_manifest,
-                             finish=_findingdory_finish),
-}
+def _findingdory_days(suite: Path) -> list[tuple[str, Fingerprint]]:
+    eps = sorted((p for p in (suite / "episodes").glob("ep_*") if (p / "episode.json").is_file()),
+                 key=lambda p: int(p.name.split("_")[1]))
+    return [(p.name, findingdory_episode_fingerprint(p)) for p in eps]
+
+
+def _scenemem_days(suite: Path) -> list[tuple[str, Fingerprint]]:
+    found = sorted(p for p in suite.glob("combo_*") if (p / "generation.json").is_file())
+    return [(p.name, scenemem_scenario_fingerprint(p)) for p in found]
+
+
+def _scenemem_knobs(given: dict[str, Any]) -> dict[str, Any]:
+    from recallbench.generate.scenemem import ScenememKnobs
+
+    return ScenememKnobs.from_dict(given).to_dict()
+
+
+def _findingdory_knobs(given: dict[str, Any]) -> dict[str, Any]:
+    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+
+    return FindingDoryKnobs(**given).to_dict()
+
+
+SCENEMEM = Generator(_scenemem_item, _scenemem_summary, _scenemem_manifest,
+                     describe=_scenemem_describe, knobs=_scenemem_knobs, days=_scenemem_days)
+FINDINGDORY = Generator(_findingdory_item, _findingdory_summary, _findingdory_manifest,
+                        finish=_findingdory_finish, knobs=_findingdory_knobs,
+                        days=_findingdory_days)
+
+
+def generators() -> dict[str, Generator]:
+    """benchmark -> its generator, for every benchmark that declares one."""
+    return {b.name: load_attr(b.generator) for b in BENCHMARKS.values() if b.generator}
+
+
+def generator(benchmark: object) -> Generator:
+    """The generator of ``benchmark``; one error naming it when it has none."""
+    found = generators()
+    if not isinstance(benchmark, str) or benchmark not in found:
+        raise ValueError(f"benchmark must be one of {tuple(found)}, not {benchmark!r}")
+    return found[benchmark]

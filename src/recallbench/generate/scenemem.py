@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.generate.fingerprint import scenemem_fingerprint
 from recallbench.generate.recorder import SCENEMEM_VIEWS, TRAJECTORY_FILE
 from recallbench.generate.scenemem_day import AttemptFailed, Day
@@ -71,7 +72,7 @@ class ScenememKnobs:
     distractors: int = 0
     rooms: int = 1
     size: int = 256
-    max_steps: int = 1500  # the card's budget per probe
+    max_steps: int = DEFAULT_MAX_STEPS  # the card's budget per probe
     destinations: tuple[str, ...] = DESTINATION_TYPES
     use_camera_obs: bool = True
     verify: bool = True
@@ -210,7 +211,8 @@ def verify_probes(root: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]
                 dropped.append({**raw, "dropped": "already satisfied at the start"})
                 continue
             policy = HierarchicalPrivileged()
-            out = run_rollout(env, policy, scenario, test, test.max_steps or 1500, Thresholds())
+            out = run_rollout(env, policy, scenario, test, test.max_steps or DEFAULT_MAX_STEPS,
+                              Thresholds())
             if out.memory:
                 kept.append({**raw, "verified_steps": out.steps})
             else:

@@ -21,21 +21,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from recallbench.errors import InputError, UsageError, printable
 from recallbench.executor import ExecutorSettings, Task, executor_for
-from recallbench.generate.registry import GENERATORS
+from recallbench.generate.registry import generator
 from recallbench.io import write_json_atomic
 
 SUITE_FILE = "suite.json"
-BENCHMARKS = tuple(GENERATORS)
 
 
 def item_complete(benchmark: str, out_dir: Path, index: int) -> bool:
-    return GENERATORS[benchmark].item_summary(out_dir, index) is not None
+    return generator(benchmark).item_summary(out_dir, index) is not None
 
 
 def generate_item(benchmark: str, out_dir: str, index: int, seed: int,
                   knobs: dict[str, Any]) -> dict[str, Any]:
     """One item, in a worker process. Returns its summary (JSON-serialisable)."""
-    return GENERATORS[benchmark].generate_item(Path(out_dir), index, seed, knobs)
+    return generator(benchmark).generate_item(Path(out_dir), index, seed, knobs)
 
 
 WORKER_HANDLER = "recallbench.generate.suite:generate_task"
@@ -67,14 +66,14 @@ def check_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
 
 
 def _summaries(benchmark: str, out_dir: Path, n: int) -> list[dict[str, Any]]:
-    found = (GENERATORS[benchmark].item_summary(out_dir, i) for i in range(n))
+    found = (generator(benchmark).item_summary(out_dir, i) for i in range(n))
     return [item for item in found if item is not None]
 
 
 def write_suite_file(out_dir: Path, benchmark: str, seed: int, n: int,
                      knobs: dict[str, Any]) -> dict[str, Any]:
     items = _summaries(benchmark, out_dir, n)
-    manifest = GENERATORS[benchmark].suite_manifest(out_dir, seed, n, knobs, items)
+    manifest = generator(benchmark).suite_manifest(out_dir, seed, n, knobs, items)
     write_json_atomic(out_dir / SUITE_FILE, manifest)
     return manifest
 
@@ -88,8 +87,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
     (a ``executor.shards.Shard``-like object with ``picks``) makes only its part of the items."""
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
-    if benchmark not in BENCHMARKS:
-        raise ValueError(f"benchmark must be one of {BENCHMARKS}")
+    generator(benchmark)  # one error naming it when it has no generator
     if n < 1:
         raise UsageError("--n", f"must be >= 1, got {n}")
     out_dir = Path(out).resolve()
@@ -120,7 +118,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
                         last = f"item {i} failed"
                         (out_dir / f"error_{i}.txt").write_text(res["traceback"])
                     progress.update(bar, advance=1, last=last[:50])
-    GENERATORS[benchmark].finish(out_dir, knobs)
+    generator(benchmark).finish(out_dir, knobs)
     manifest = write_suite_file(out_dir, benchmark, seed, n, knobs)
     for i, msg in sorted(errors.items()):
         console.print(f"[red]error[/red] item {i}: {escape(printable(msg))}", highlight=False,
@@ -131,7 +129,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
         console.print(f"[yellow]warning[/yellow]: {len(errors)} of {len(pending)} {benchmark} "
                       f"items failed (tracebacks in {out_dir}/error_*.txt); rerun to retry them",
                       highlight=False, soft_wrap=True)
-    line = GENERATORS[benchmark].describe(manifest)
+    line = generator(benchmark).describe(manifest)
     if line:
         console.print(line)
     return 1 if errors else 0

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.agents.ll_policies import LowLevelPolicy
+from recallbench.agents.registry import agent_kind
 from recallbench.benchmarks.findingdory.data import QACase, Suite, resolve_video
 from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, build_query, offered_for
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
@@ -191,6 +192,11 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
             old.setdefault("resumes", []).append({"executor": settings["executor"]})
             write_manifest(run_dir, old)
         return old
+    if "agent" in settings and "agent_kind" not in settings:
+        # what its score means (agents.registry.KINDS); an instance built privileged (recency
+        # with use_events) is recorded as what it ran as
+        settings["agent_kind"] = ("privileged" if settings.get("agent_privileged")
+                                  else agent_kind(str(settings["agent"])))
     manifest = build_manifest(**settings)
     write_manifest(run_dir, manifest)
     return manifest

@@ -17,6 +17,7 @@ from recallbench.agents.registry import DEFAULT_LL_POLICY
 from recallbench.agents.remote import RemoteLLPolicy, check_server, is_remote_policy
 from recallbench.benchmarks.findingdory.checks import check_frames, check_videos
 from recallbench.benchmarks.findingdory.data import Suite, load_suite
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.benchmarks.findingdory.options import FindingDoryConfig
 from recallbench.benchmarks.findingdory.seam import planned_cases
@@ -44,7 +45,7 @@ def budgets(config: FindingDoryConfig) -> list[int]:
     try:
         return [int(k) for k in config.frames_sweep.split(",") if k.strip()]
     except ValueError:
-        raise UsageError("--frames-sweep", f"expected numbers like 24,48,96, got "
+        raise UsageError("--frames-sweep", f"expected numbers like 24,48,{DEFAULT_FRAMES}, got "
                                            f"{config.frames_sweep!r}") from None
 
 

@@ -22,6 +22,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from recallbench.agents.registry import agent_kind
 from recallbench.agents.vla import check_policy, policy_kind
 from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
 from recallbench.benchmarks.scenemem.observation_env import SIMULATOR_ACCESS_NOTE
@@ -327,6 +328,7 @@ def _write_manifest(
             robocasa_imported=robocasa_available(),
             scenarios=[s.name for s in scenarios],
             policy=policy_info,
+            agent_kind=agent_kind(config.policy),  # what its score means (registry.KINDS)
             # A card-interface policy given the live env could read the answer from it.
             policy_simulator_access=not config.observation_only,
         )

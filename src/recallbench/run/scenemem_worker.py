@@ -23,8 +23,9 @@ from recallbench.benchmarks.scenemem.backend import (
     load_start,
     make_scenario_env,
 )
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.benchmarks.scenemem.policy import load_policy_class
-from recallbench.benchmarks.scenemem.rollout import DEFAULT_MAX_STEPS, run_rollout
+from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.spec import Scenario, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError, SuiteRefusal

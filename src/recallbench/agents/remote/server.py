@@ -276,7 +276,7 @@ class PolicyServer:
                     self._card_calls, session.policy.get_action, env)
             return {"type": "action", "action": np.asarray(action, dtype=np.float64)}
         except Exception as exc:
-            where = {"ll": "policy.act", "scenemem": "policy.get_action"}[self.interface]
+            where = "policy.act" if self.interface == "ll" else "policy.get_action"
             where = f"policy.{BATCH_METHOD}" if self.batched else where
             return {"type": "error", "message": _describe(where, exc)}
 

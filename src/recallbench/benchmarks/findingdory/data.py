@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.findingdory.templates import (
     CATEGORY_GROUP,
     is_multi_goal,
@@ -28,7 +29,8 @@ from recallbench.benchmarks.findingdory.templates import (
 from recallbench.errors import InputError
 from recallbench.io import parse_json, read_bytes_regular
 
-PUBLIC_ANSWER_FRAMES = 96  # the public file's answers index the 96-frame subsampled video
+# the public file's answers index the video subsampled to the published K
+PUBLIC_ANSWER_FRAMES = DEFAULT_FRAMES
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from recallbench.benchmarks.findingdory.protocol import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.limits import DEFAULT_CASE_TIMEOUT
 from recallbench.benchmarks.options import BENCHMARK_COMMAND, Option, check_declared
 
@@ -20,7 +20,8 @@ OPTIONS: tuple[Option, ...] = (
            kind="pairs", default={}, metavar="KEY=VALUE", commands=_OWN),
     Option("frames", f"frame budget K (default {DEFAULT_FRAMES})", type=int, metavar="K",
            default=DEFAULT_FRAMES, run_alias="--frames"),
-    Option("frames_sweep", "comma-separated budgets, one run each: 24,48,96", commands=_OWN),
+    Option("frames_sweep", f"comma-separated budgets, one run each: 24,48,{DEFAULT_FRAMES}",
+           commands=_OWN),
     Option("out", "run directory", commands=_OWN),
     Option("videos", "directory that video paths resolve against"),
     Option("limit", "only the first N cases", type=int, run_alias="--limit", positive=True),

@@ -15,8 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-# The published frame budget K: the agent is offered 96 frames of the day (declared once here).
-DEFAULT_FRAMES = 96
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 
 __all__ = ["DEFAULT_FRAMES", "ActingPolicy", "FrameAnswer", "FrameQuery", "FrameSelectionAgent",
            "FrameSource", "LLGoal", "LowLevelPolicy", "TransientError"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +79,21 @@ def _load(path: Path) -> Any:
     return load_suite(path)
 
 
+def finish_command(manifest: Mapping[str, Any], run_dir: Path) -> list[str]:
+    """``recallbench findingdory`` with the settings the run recorded (a resume repeats them)."""
+    words = ["recallbench", "findingdory", "--data", str(manifest.get("data")), "--agent",
+             str(manifest.get("agent"))]
+    for key, value in (manifest.get("agent_kwargs") or {}).items():
+        words += ["--agent-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+    for flag, key in (("--videos", "videos"), ("--frames", "frames"), ("--seed", "seed"),
+                      ("--limit", "limit"), ("--shard", "shard")):
+        if manifest.get(key) is not None:
+            words += [flag, str(manifest[key])]
+    if manifest.get("ll_policy"):
+        words += ["--ll", "--ll-policy", str(manifest["ll_policy"])]
+    return [*words, "--out", str(run_dir), "--resume"]
+
+
 BENCHMARK = Benchmark(
     name="findingdory",
     title="FindingDory",
@@ -90,6 +107,13 @@ BENCHMARK = Benchmark(
     na_reasons=NA_REASONS,
     run_settings=("data_sha256", "agent", "agent_kwargs", "frames", "seed", "scoring", "videos",
                   "ll_policy", "ll_policy_kwargs"),
+    auditor="recallbench.audit.findingdory",
+    case_reader="recallbench.report.viewer.findingdory_cases:run_cases",
+    generator="recallbench.generate.registry:FINDINGDORY",
+    viewer_slices={"category": "category", "group": "group", "kind": "template"},
+    suite_files="qa.json, or a QA file",
+    viewer_page="frames",
+    finish_command=finish_command,
     runner="recallbench.run.findingdory_runner:RUNNER",
     options=OPTIONS,
 )

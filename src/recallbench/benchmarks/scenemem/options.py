@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recallbench.benchmarks.options import BENCHMARK_COMMAND, Option, check_declared
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 
 _OWN = (BENCHMARK_COMMAND,)  # what `recallbench run` decides itself (suite, agents, out, seed)
 
@@ -26,7 +27,7 @@ OPTIONS: tuple[Option, ...] = (
            "card-interface policy gets the live simulator, and the run says so", kind="flag"),
     Option("out", "results.json path (the card's schema)", commands=_OWN),
     Option("filter", "only scenarios whose folder name has this"),
-    Option("max_steps", "steps per test (default: spec, else 1500)", type=int,
+    Option("max_steps", f"steps per test (default: spec, else {DEFAULT_MAX_STEPS})", type=int,
            run_alias="--max-steps", positive=True),
     Option("workers", "worker processes (default: one per core)", type=int, commands=_OWN,
            positive=True),

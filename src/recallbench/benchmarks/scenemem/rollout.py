@@ -25,8 +25,6 @@ from recallbench.benchmarks.scenemem.success import (
 )
 from recallbench.benchmarks.scenemem.trace import RolloutTrace, room_bounds, scenario_fixtures
 
-DEFAULT_MAX_STEPS = 1500
-
 
 class PolicyFault(Exception):
     """The rollout cannot go on (policy broke the interface, or the env failed on its action);

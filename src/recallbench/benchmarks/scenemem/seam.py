@@ -120,6 +120,14 @@ BENCHMARK = Benchmark(
     suite_primary=primary_metric,
     figures={"fixtures_opened_before_success":
              "other fixtures opened before success (successful tests only)"},
+    auditor="recallbench.audit.scenemem",
+    case_reader="recallbench.report.viewer.scenemem_cases:run_cases",
+    generator="recallbench.generate.registry:SCENEMEM",
+    viewer_slices={"category": "object category", "group": "task", "kind": "fixture type"},
+    suite_files="combo_*/eval_spec.json",
+    viewer_page="rollout",
+    finish_command=lambda manifest, run_dir: ["recallbench", "scenemem", "--resume",
+                                              "--run-dir", str(run_dir)],
     runner="recallbench.run.scenemem_runner:RUNNER",
     options=OPTIONS,
 )

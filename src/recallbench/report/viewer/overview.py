@@ -11,22 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from recallbench.agents.registry import DEFAULT_KIND
 from recallbench.benchmarks.registry import get_benchmark
 from recallbench.report.aggregate import metric_summary
 from recallbench.report.paired import INTERVAL_NAME, TEST_NAME, gains, pairwise
 from recallbench.report.viewer.sources import baseline_of, memory_agents
 
-# The row fields each breakdown slices by, and what they are called per benchmark.
-SLICES = {
-    "scenemem": {"category": "object category", "group": "task", "kind": "fixture type"},
-    "findingdory": {"category": "category", "group": "group", "kind": "template"},
-}
-
 
 def benchmark_overview(bench: str, agents: Sequence[str],
                        cases: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
-                       seed: int = 0) -> dict[str, Any]:
-    """``cases``: (row, detail) pairs of every agent of this benchmark."""
+                       seed: int = 0, kinds: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``cases``: (row, detail) pairs of every agent of this benchmark; ``kinds``: agent ->
+    its kind (``sources.run_kind``; an agent not in it is a memory agent)."""
     per_agent: dict[str, list[tuple[Mapping[str, Any], dict]]] = {a: [] for a in agents}
     for row, detail in cases:
         per_agent.setdefault(row["agent"], []).append((row, dict(detail.get("metrics") or {})))
@@ -40,7 +36,10 @@ def benchmark_overview(bench: str, agents: Sequence[str],
         "title": benchmark.title, "primary": primary, "metrics": metrics,
         "definitions": {m: benchmark.definitions()[m] for m in metrics},
         "labels": {m: benchmark.labels()[m] for m in metrics},
-        "slices": SLICES[bench], "agents": {}, "breakdowns": {},
+        # the row fields each breakdown slices by, and what the benchmark calls them; how a
+        # case page is drawn (viewer.js)
+        "slices": dict(benchmark.viewer_slices), "page": benchmark.viewer_page,
+        "agents": {}, "breakdowns": {},
     }
     for agent, rows in per_agent.items():
         failures: dict[str, int] = {}
@@ -52,7 +51,7 @@ def benchmark_overview(bench: str, agents: Sequence[str],
             "metrics": {m: metric_summary([v.get(m) for _, v in rows], seed=seed)
                         for m in metrics},
         }
-    for field in SLICES[bench]:
+    for field in benchmark.viewer_slices:
         table: dict[str, dict[str, Any]] = {}
         for agent, rows in per_agent.items():
             groups: dict[str, list[float]] = {}
@@ -64,9 +63,10 @@ def benchmark_overview(bench: str, agents: Sequence[str],
         out["breakdowns"][field] = dict(sorted(table.items()))
     scores = {a: {row["id"]: v[primary] for row, v in rows if v.get(primary) is not None}
               for a, rows in per_agent.items() if rows}
-    baseline = baseline_of(list(scores))
+    scored_kinds = {a: (kinds or {}).get(a, DEFAULT_KIND) for a in scores}
+    baseline = baseline_of(scored_kinds)
     out["paired"] = {"test": TEST_NAME, "interval": INTERVAL_NAME, "metric": primary,
                      "pairs": pairwise(scores, seed=seed), "baseline": baseline,
-                     "gains": gains(scores, baseline, memory_agents(list(scores)), seed=seed)
+                     "gains": gains(scores, baseline, memory_agents(scored_kinds), seed=seed)
                      if baseline else []}
     return out

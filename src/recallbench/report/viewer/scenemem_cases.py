@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
 from recallbench.benchmarks.scenemem.seam import clean_record
 from recallbench.benchmarks.scenemem.spec import VIDEO_NAMES, Scenario, load_scenario
@@ -142,7 +143,7 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
     primary = primary_metric(data_dir)  # a generated suite names recallbench's strict metric
     shared.setdefault("_facts", {})["scenemem"] = {
         "scenarios": len(manifest.get("scenarios") or []),
-        "max steps": config.get("max_steps") or "per test (spec), else 1500",
+        "max steps": config.get("max_steps") or f"per test (spec), else {DEFAULT_MAX_STEPS}",
         "thresholds": thresholds, "robocasa": manifest.get("robocasa_imported")}
     for key in sorted(records):
         record = clean_record(records[key])  # a value of the wrong type shows as n/a

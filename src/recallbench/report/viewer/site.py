@@ -20,14 +20,22 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from recallbench import __version__
+from recallbench.benchmarks.registry import get_benchmark
+from recallbench.errors import InputError
 from recallbench.io import read_json, write_text_atomic
+from recallbench.loader import load_attr
 from recallbench.report.runs import run_seed
-from recallbench.report.viewer import findingdory_cases, scenemem_cases
 from recallbench.report.viewer.overview import benchmark_overview
-from recallbench.report.viewer.sources import RunRef, Source, load_source, privileged_reason
+from recallbench.report.viewer.sources import (
+    RunRef,
+    Source,
+    load_source,
+    privileged_reason,
+    run_kind,
+)
 from recallbench.report.viewer.thumbs import Thumbnailer
 
 VIEWER_DIR = "viewer"
@@ -35,9 +43,17 @@ INDEX_CHUNK = 1000
 CASE_CHUNK = 50
 MATRIX_CHUNK = 500
 STATIC = ("index.html", "viewer.js", "viewer.css")
-CASE_READERS = {"scenemem": scenemem_cases.run_cases, "findingdory": findingdory_cases.run_cases}
 MANIFEST_KEYS = ("recallbench", "python", "platform", "packages", "mujoco_gl", "started",
                  "frames", "scoring", "seed", "limit", "data", "data_sha256", "agent_manifest")
+
+
+def case_reader(bench: str) -> Callable[..., Any]:
+    """The benchmark's case pages reader (``Benchmark.case_reader``):
+    ``run_cases(run_dir, agent, thumbs, shared)`` yields (row, detail) per recorded case."""
+    name = get_benchmark(bench).case_reader
+    if name is None:
+        raise InputError("benchmark", None, f"{bench} declares no case pages for the viewer")
+    return cast(Callable[..., Any], load_attr(name))
 
 
 def _write(path: Path, text: str) -> None:
@@ -106,8 +122,7 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
     for i, run in enumerate(source.runs):
         if run.status != "ok" or run.run_dir is None:
             continue
-        for row, detail in CASE_READERS[run.benchmark](run.run_dir, run.agent, thumbs,
-                                                              shared):
+        for row, detail in case_reader(run.benchmark)(run.run_dir, run.agent, thumbs, shared):
             ref = len(rows)
             rows.append([ref, row["bench"], row["agent"], row["id"], row["category"],
                          row["group"], row["kind"], int(row["success"]), row["failure"],
@@ -131,7 +146,8 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
         # the runs' own bootstrap seed, so the viewer's intervals equal `recallbench score`'s
         seed = run_seed(runs[0].manifest or {}) if runs else 0
         agents = [r.agent for r in runs]
-        benchmarks[bench] = benchmark_overview(bench, agents, cases, seed=seed)
+        kinds = {r.agent: run_kind(r) for r in runs}
+        benchmarks[bench] = benchmark_overview(bench, agents, cases, seed=seed, kinds=kinds)
         benchmarks[bench]["matrix_chunks"] = _write_matrix(data, bench, agents, rows)
         benchmarks[bench]["facts"] = facts.get(bench, {})
     for bench in {r.benchmark for r in source.runs} - set(benchmarks):

@@ -1,25 +1,25 @@
 """What a viewer is built from: one run folder, or a comparison folder and its agents' runs.
 
-Also the two facts the pages state about each agent that no metric shows: whether it reads
-ground truth (privileged), and which agent is the memoryless baseline the memory agents are
-measured against.
+Also the facts the pages state about each agent that no metric shows: its kind (memory,
+memoryless, privileged, random: ``agents.registry.KINDS``), why a privileged one is (it reads
+ground truth), and which agent is the memoryless baseline the memory agents are measured against.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recallbench.agents.registry import DEFAULT_KIND, KINDS, known_kind
 from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.errors import InputError
 from recallbench.io import read_json
 from recallbench.run.manifest import read_manifest
 
-# Agents that do not use the video; "blind" is the memoryless baseline gains are measured from.
-BASELINES = ("blind", "memoryless", "search")
-NOT_MEMORY = {*BASELINES, "random", "recency", "do-nothing", "random-actions"}
+PREFERRED_BASELINE = "blind"  # the memoryless baseline gains are measured from, when it ran
 
 
 @dataclass
@@ -82,17 +82,32 @@ def load_source(path: str | Path) -> Source:
                      "(comparison.json)")
 
 
+def run_kind(run: RunRef) -> str:
+    """What the agent's score means: the kind its run recorded (``agent_kind``); for a run
+    recorded before kinds were, told by the registry from its name or built-in target (a run
+    that recorded itself privileged is), else memory."""
+    m = run.manifest or {}
+    recorded = m.get("agent_kind")
+    if isinstance(recorded, str) and recorded in KINDS:
+        return recorded
+    if m.get("agent_privileged"):
+        return "privileged"
+    policy = (m.get("config") or {}).get("policy")
+    return (known_kind(run.agent) or known_kind(run.target)
+            or known_kind(policy if isinstance(policy, str) else None) or DEFAULT_KIND)
+
+
 def privileged_reason(run: RunRef) -> str | None:
     """Why this agent's numbers are not a memory result (it reads ground truth), or None: told
-    by what its run recorded (a privileged flag, captions from annotations, its class)."""
+    by what its run recorded (its kind, captions from annotations, its class)."""
     m = run.manifest or {}
     target = run.target or ""
     settings = json.dumps(m.get("agent_kwargs") or {}) + json.dumps(m.get("agent_manifest") or {})
-    if m.get("agent_privileged"):
+    if run_kind(run) == "privileged" and "Privileged" not in target:
         return "reads the ground-truth answers (privileged oracle)"
     if "annotation" in settings:
         return "its text memory is captions made from the episode's ground-truth annotations"
-    if "Privileged" in target:
+    if run_kind(run) == "privileged":
         return "reads the answer from eval_spec.json (the ceiling)"
     if "HierarchicalSubtasks" in target:
         return "its text memory is videos/subtasks.json, captions the generator wrote from " \
@@ -100,9 +115,13 @@ def privileged_reason(run: RunRef) -> str | None:
     return None
 
 
-def baseline_of(agents: list[str]) -> str | None:
-    return next((a for a in BASELINES if a in agents), None)
+def baseline_of(kinds: Mapping[str, str]) -> str | None:
+    """The memoryless agent gains are measured from (agent -> kind): blind when it ran, else
+    the first memoryless one; None when none ran."""
+    memoryless = [a for a, kind in kinds.items() if kind == "memoryless"]
+    return PREFERRED_BASELINE if PREFERRED_BASELINE in memoryless else next(iter(memoryless), None)
 
 
-def memory_agents(agents: list[str]) -> list[str]:
-    return [a for a in agents if a not in NOT_MEMORY]
+def memory_agents(kinds: Mapping[str, str]) -> list[str]:
+    """The agents whose scores are memory results, the only ones a gain is computed for."""
+    return [a for a, kind in kinds.items() if kind == "memory"]

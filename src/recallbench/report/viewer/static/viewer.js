@@ -67,7 +67,7 @@ function renderOverview() {
     if (b.empty) { parts.push("<p>No agent of this benchmark has recorded cases.</p>"); continue; }
     const cards = o.agents.filter((a) => a.benchmark === bench);
     const m0 = (cards.find((a) => a.manifest && Object.keys(a.manifest).length) || {}).manifest || {};
-    const setting = bench === "findingdory" ? `K = ${esc(m0.frames ?? "?")} offered frames, scoring ${esc(m0.scoring ?? "published")}`
+    const setting = b.page === "frames" ? `K = ${esc(m0.frames ?? "?")} offered frames, scoring ${esc(m0.scoring ?? "published")}`
       : `max steps ${esc((cards[0] || {}).max_steps ?? "per test")}, thresholds ${esc(JSON.stringify((cards[0] || {}).thresholds || {}))}`;
     const hasFacts = b.facts && Object.keys(b.facts).length;  // the suite in numbers, else the settings
     parts.push(`<p class="meta">suite ${esc(o.suites[bench] || m0.data || o.suite)}${hasFacts ? "" : " &middot; " + setting}</p>`);
@@ -323,10 +323,11 @@ function renderSceneMem(c) {
 async function renderCase(ref) {
   const c = await caseEntry(ref);
   if (!c) return `<p>No case ${ref}.</p>`;
-  const head = `<h1>${esc(c.bench === "findingdory" ? "FindingDory" : "SceneMem")} case ${esc(c.id)}</h1>` +
+  const bench = OV.benchmarks[c.bench] || {};  // its title and how its cases are drawn
+  const head = `<h1>${esc(bench.title || c.bench)} case ${esc(c.id)}</h1>` +
     `<p class="meta">agent ${agentLabel(c.bench, c.agent)} &middot; category ${esc(c.category)} &middot; ${esc(c.group)} &middot; ${esc(c.kind)} &middot; ` +
     `<span id="outcome" class="${c.success ? "ok" : "bad"}">${c.success ? "success" : "failure" + (c.failure ? ": " + esc(c.failure) : "")}</span> &middot; <a href="#cases">all cases</a></p>`;
-  if (c.bench !== "findingdory") return head + renderSceneMem(c);
+  if (bench.page !== "frames") return head + renderSceneMem(c);
   const path = c.detail.map ? await RB.load(c.detail.map.path) : null;
   return head + renderFindingDory(c, path);
 }
