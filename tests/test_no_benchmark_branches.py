@@ -29,14 +29,8 @@ ALLOWED = {
     ("agents/registry.py", "ROLES"),
     ("agents/registry.py", "REGISTRY"),
 }
-# KNOWN PENDING, until issue 24's two branches merge: the per-benchmark runner (helper "runner")
-# replaces these tables and the run command's per-benchmark checks. The merge empties this set.
-PENDING = {
-    ("run/compare.py", "RUNNERS"),
-    ("run/merge.py", "MERGERS"),
-    ("cli/run.py", "_handle_run"),
-    ("cli/checks.py", "plan_agents"),
-}
+# Issue 24's two branches are merged: no branch is pending.
+PENDING: set[tuple[str, str]] = set()
 
 
 def _names_in(node: ast.AST | None) -> list[str]:

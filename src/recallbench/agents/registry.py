@@ -185,10 +185,26 @@ def resolve(spec: str, role: str) -> Any:
     else:
         raise ValueError(f"unknown agent {spec!r}: use one of [{_known()}], module:Class or "
                          "path/to/file.py:Class")
-    if role not in roles_of(factory):
-        methods = " and ".join(f"{m}()" for m in ROLES[role])
+    if role not in roles_of(factory) and not _plays(factory, role):
+        methods = " and ".join(f"{m}()" for m in role_methods(role))
         raise NoMeaning(f"{spec} has no {methods}, so it does not run on {role}")
     return factory
+
+
+def role_methods(role: str) -> tuple[str, ...]:
+    """The methods a class needs to play ``role``: a built-in role's, or those a registered
+    benchmark declares for its agents (``Benchmark.agent_methods``, e.g. a plugin's)."""
+    if role in ROLES:
+        return ROLES[role]
+    from recallbench.benchmarks.registry import BENCHMARKS
+
+    bench = BENCHMARKS.get(role)
+    return bench.agent_methods if bench is not None else ()
+
+
+def _plays(factory: Any, role: str) -> bool:
+    methods = () if role in ROLES else role_methods(role)
+    return bool(methods) and all(callable(getattr(factory, m, None)) for m in methods)
 
 
 def target(spec: str, role: str) -> str:

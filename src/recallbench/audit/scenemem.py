@@ -71,13 +71,17 @@ def agent_block(records: list[dict[str, Any]], primary: str) -> dict[str, Any]:
 
 def _run_policy(suite_dir: Path, target: str, run_dir: Path, workers: int,
                 console: Any) -> list[dict[str, Any]]:
+    from recallbench.executor import ExecutorSettings
     from recallbench.run.runlog import RUN_LOG, completed
-    from recallbench.run.scenemem import ScenememConfig, normalise, run_scenemem
+    from recallbench.run.runner import RunContext
+    from recallbench.run.scenemem import ScenememConfig, normalise
+    from recallbench.run.scenemem_runner import RUNNER
 
     config = normalise(ScenememConfig(data_dir=str(suite_dir), policy=target,
                                       out=str(run_dir.with_suffix(".json")), camera_obs=False))
     resume = (run_dir / RUN_LOG).exists()  # an audit folder kept from before: finish it
-    run_scenemem(config, run_dir, workers, resume=resume, console=console)
+    RUNNER.run_card(config, run_dir, RunContext(execution=ExecutorSettings("local", workers),
+                                                console=console, resume=resume))
     return list(completed(run_dir / RUN_LOG).values())
 
 

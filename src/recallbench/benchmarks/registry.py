@@ -1,24 +1,83 @@
-"""The benchmarks recallbench knows. Adding one: a new ``benchmarks/<name>/`` package with a
-``seam.py`` defining ``BENCHMARK``, listed here (plus its runner in ``run.runners`` and, if it can
-be generated, its generator in ``generate.registry``)."""
+"""The benchmarks recallbench knows, and the only place that knows which exist: the built-ins
+below plus every ``Benchmark`` published under the entry-point group ``recallbench.benchmarks``
+(value ``module:attr``). Adding one: a package whose ``seam.py`` defines a ``Benchmark`` (with
+its options, and its runner named as ``module:attr``), and that one registration.
+
+Light to import: a built-in's seam (numpy, its scoring) loads on first use of ``BENCHMARKS``;
+``declared_options`` reads only the option declarations, for the command line's flags.
+"""
 
 from __future__ import annotations
 
+import importlib
+from functools import cache
 from pathlib import Path
+from typing import Any
 
-from recallbench.benchmarks.findingdory.seam import BENCHMARK as FINDINGDORY
-from recallbench.benchmarks.scenemem.seam import BENCHMARK as SCENEMEM
+from recallbench.benchmarks.options import Option
 from recallbench.benchmarks.seam import Benchmark
 from recallbench.errors import InputError
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (SCENEMEM, FINDINGDORY)}
+ENTRY_POINT_GROUP = "recallbench.benchmarks"
+# name -> its package: ``seam.py`` defines BENCHMARK, ``options.py`` defines OPTIONS
+BUILTIN = {"scenemem": "recallbench.benchmarks.scenemem",
+           "findingdory": "recallbench.benchmarks.findingdory"}
+
+
+@cache
+def _plugins() -> dict[str, Benchmark]:
+    from importlib import metadata  # the scan of installed distributions: on first use only
+
+    found: dict[str, Benchmark] = {}
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        where = f"entry point {ep.name} = {ep.value}"
+        try:
+            bench = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, never a traceback
+            raise InputError(where, ENTRY_POINT_GROUP,
+                             f"cannot be loaded: {type(exc).__name__}: {exc}") from None
+        if not isinstance(bench, Benchmark):
+            raise InputError(where, ENTRY_POINT_GROUP,
+                             "is not a recallbench.benchmarks.seam.Benchmark")
+        if bench.name in BUILTIN or bench.name in found:  # never shadows another
+            raise InputError(where, ENTRY_POINT_GROUP,
+                             f"benchmark {bench.name!r} is already registered")
+        found[bench.name] = bench
+    return found
+
+
+@cache
+def _benchmarks() -> dict[str, Benchmark]:
+    builtin = {name: importlib.import_module(f"{package}.seam").BENCHMARK
+               for name, package in BUILTIN.items()}
+    return {**builtin, **_plugins()}
+
+
+def declared_options(plugins: bool = True) -> dict[str, tuple[Option, ...]]:
+    """benchmark -> its declared options, without loading a built-in's seam; ``plugins=False``:
+    the built-ins' only (no scan of the installed distributions' entry points)."""
+    builtin = {name: tuple(importlib.import_module(f"{package}.options").OPTIONS)
+               for name, package in BUILTIN.items()}
+    if not plugins:
+        return builtin
+    return {**builtin, **{name: b.options for name, b in _plugins().items()}}
+
+
+BENCHMARKS: dict[str, Benchmark]  # name -> Benchmark, built-ins first (loaded on first use)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BENCHMARKS":
+        return _benchmarks()
+    raise AttributeError(name)
 
 
 def get_benchmark(name: object, where: str | Path = "benchmark") -> Benchmark:
-    if not isinstance(name, str) or name not in BENCHMARKS:
+    benchmarks = _benchmarks()
+    if not isinstance(name, str) or name not in benchmarks:
         raise InputError(where, "benchmark", f"unknown benchmark {name!r} (known: "
-                                             f"{', '.join(BENCHMARKS)})")
-    return BENCHMARKS[name]
+                                             f"{', '.join(benchmarks)})")
+    return benchmarks[name]
 
 
 def detect_suites(suite: str | Path) -> dict[str, Path]:
@@ -27,7 +86,7 @@ def detect_suites(suite: str | Path) -> dict[str, Path]:
     if not root.exists():
         raise InputError(root, None, "suite not found")
     found: dict[str, Path] = {}
-    for name, bench in BENCHMARKS.items():
+    for name, bench in _benchmarks().items():
         for candidate in (root, root / name):
             if candidate.exists() and bench.is_suite(candidate):
                 found[name] = candidate

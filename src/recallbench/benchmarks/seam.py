@@ -1,8 +1,9 @@
 """The benchmark seam: what the runner, the scorer, the comparison, the report and the generator
 may know about a benchmark, declared once per benchmark.
 
-Each benchmark package exposes one ``BENCHMARK`` (``benchmarks/<name>/seam.py``) and is listed in
-``recallbench.benchmarks.registry``. Code above this layer asks the seam (metrics, slices, how to
+Each benchmark package exposes one ``BENCHMARK`` (``benchmarks/<name>/seam.py``), listed in
+``recallbench.benchmarks.registry`` (built-ins) or published under the entry-point group
+``recallbench.benchmarks``. Code above this layer asks the seam (metrics, slices, how to
 recognise and load a suite, how to score recorded cases) instead of branching on a name.
 """
 
@@ -12,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from recallbench.benchmarks.options import Option
 
 # One recorded case (a run-log line) and one scored row (metric values + slice fields + failure).
 Record = dict[str, Any]
@@ -72,6 +75,14 @@ class Benchmark:
     viewer_page: str = "frames"  # how viewer.js draws a case: "frames" chosen, or a "rollout"
     # the command line that finishes an interrupted run from its manifest and folder, or None
     finish_command: Callable[[Mapping[str, Any], Path], list[str]] | None = None
+    # --- issue 24 (runner): one runner per benchmark, from its declared options ---
+    # the run layer's runner object, named (``module:attr``), loaded where it is needed
+    runner: str = ""
+    # its options, as data (benchmarks.options): every command derives its flags from them
+    options: tuple[Option, ...] = ()
+    # the methods a class needs to run as an agent on it (agents.registry roles), for a
+    # benchmark the agent registry does not list itself
+    agent_methods: tuple[str, ...] = ()
 
     @property
     def primary(self) -> str:

@@ -13,6 +13,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+# FindingDory's input checks, named here for the commands
+from recallbench.benchmarks.findingdory.checks import check_frames as check_frames
+from recallbench.benchmarks.findingdory.checks import check_videos as check_videos
 from recallbench.cli.errors import UsageError
 
 
@@ -95,18 +98,6 @@ def check_agent_server(agent_name: str, agent: Any, flag: str = "--agent-arg",
         raise UsageError(flag, f"agent {agent_name!r}: {why}")
 
 
-def check_frames(frames: int, cases: Iterable[Any], flag: str = "--frames") -> None:
-    """K must be >= 1, and equal to the subsampled space of suites whose answers live there
-    (the public FindingDory file: K = 96)."""
-    if frames < 1:
-        raise UsageError(flag, f"must be >= 1, got {frames}")
-    spaces = {c.answer_frames for c in cases if getattr(c, "answer_frames", None) is not None}
-    bad = sorted(k for k in spaces if k != frames)
-    if bad:
-        raise UsageError(flag, f"this suite's answers index the {bad[0]}-frame subsampled video "
-                               f"and it has no full-video answers: use {flag} {bad[0]}")
-
-
 def valid_names(bench: str) -> list[str]:
     """Names that mean something for ``bench``, for error messages."""
     from recallbench.agents.registry import valid_names as registered
@@ -115,13 +106,15 @@ def valid_names(bench: str) -> list[str]:
 
 
 def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str, list[str]],
-                agent_args: Mapping[str, Mapping[str, Any]], seed: int) -> dict[str, list[Any]]:
+                agent_args: Mapping[str, Mapping[str, Any]], seed: int,
+                build: Iterable[str] = ()) -> dict[str, list[Any]]:
     """Resolve every agent name for every benchmark and build the frame selectors, before any
     work. A name that means nothing anywhere is an error listing the valid names; a name from
     ``--agents`` that means nothing for one benchmark is skipped there with a note (it ran on
-    another); a name listed for one benchmark alone must mean something there."""
+    another); a name listed for one benchmark alone must mean something there. The agents of
+    the benchmarks in ``build`` (whose runners ``builds_agents``) are built now."""
     from recallbench.agents.registry import agent_kind, meaning, resolve
-    from recallbench.run.compare import Planned
+    from recallbench.run.runner import Planned
 
     benches = list(benches)
     meanings = {(b, n): meaning(n, b) for b in benches
@@ -133,7 +126,8 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
         plan[bench] = []
         for name in (by_bench[bench] if explicit else agents):
             if meanings[(bench, name)] is not None:
-                plan[bench].append(Planned(name, target=meanings[(bench, name)]))
+                plan[bench].append(Planned(name, target=meanings[(bench, name)],
+                                           kwargs=dict(agent_args.get(name, {}))))
                 continue
             elsewhere = [b for b in benches if b != bench and meanings.get((b, name)) is not None]
             if elsewhere and not explicit:
@@ -149,27 +143,11 @@ def plan_agents(benches: Iterable[str], agents: list[str], by_bench: Mapping[str
         if name not in used:
             raise UsageError("--agent-arg", f"no agent {name!r} among the agents run "
                                             f"({', '.join(sorted(used))})")
-    for planned in plan.get("findingdory", []):
-        if planned.skip is None:
-            factory = resolve(planned.agent, "findingdory")
-            planned.instance = construct_agent(planned.agent, factory,
-                                               agent_args.get(planned.agent, {}), seed,
-                                               "--agent-arg", f"{planned.agent}.")
+    for bench in build:
+        for planned in plan.get(bench, []):
+            if planned.skip is None:
+                factory = resolve(planned.agent, bench)
+                planned.instance = construct_agent(planned.agent, factory,
+                                                   agent_args.get(planned.agent, {}), seed,
+                                                   "--agent-arg", f"{planned.agent}.")
     return plan
-
-
-def check_videos(agent_name: str, agent: Any, suite: Any, cases: Any,
-                 videos_dir: Any = None) -> None:
-    """An agent that watches the videos (``watches_video``) needs every case's video on disk;
-    without them each case would fail, one by one, after the run started."""
-    if not getattr(agent, "watches_video", False):
-        return
-    from recallbench.benchmarks.findingdory.data import resolve_video
-
-    cases = list(cases)
-    missing = [c for c in cases if resolve_video(suite, c, videos_dir) is None]
-    if missing:
-        where = videos_dir or suite.root
-        raise UsageError("--videos", f"agent {agent_name!r} watches the videos, but "
-                                     f"{len(missing)} of {len(cases)} are not found (first: "
-                                     f"{missing[0].video!r} under {where}): pass --videos DIR")

@@ -17,20 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
-from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.cli.checks import (
     check_agent_server,
-    check_frames,
     check_positive,
-    check_videos,
     plan_agents,
     split_names,
 )
-from recallbench.cli.errors import print_warning
+from recallbench.cli.errors import Parser, print_warning
 from recallbench.cli.execution import add_execution_options, execution_settings
 from recallbench.cli.formats import add_format_option
+from recallbench.cli.options import add_run_options
 from recallbench.errors import InputError, UsageError
-from recallbench.run.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
 # --- the demo's suites and agents -------------------------------------------------------------
 DEMO_SCENEMEM_AGENTS = ["oracle", "blind", "do-nothing", "random", "hierarchical"]
@@ -96,11 +93,12 @@ def _finish(comparison: dict[str, Any], out: Path, need_every_benchmark: bool,
     return 0
 
 
-def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path,
+def compare(prepared: dict[str, Any], plan: dict[str, list[Any]], out: str | Path,
             opts: Any, console: Any, suite: str | Path,
             warnings: list[str] | None = None, fmt: str = "table") -> dict[str, Any]:
-    """Run every planned agent (run layer), score the run folders into comparison.json, print
-    the tables, build the case viewer, then the charts and report.html (report layer)."""
+    """Run every planned agent (each benchmark's runner, through the run layer), score the run
+    folders into comparison.json (with each benchmark's options), print the tables, build the
+    case viewer, then the charts and report.html (report layer)."""
     from dataclasses import asdict
 
     from recallbench.report.compare import print_comparison
@@ -108,10 +106,16 @@ def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path
     from recallbench.report.html import write_report
     from recallbench.report.viewer.site import try_build_viewer
     from recallbench.run.compare import run_agents
+    from recallbench.run.runner import runner_for
 
-    runs = run_agents(suites, plan, out, opts, console)
+    runs = run_agents(prepared, plan, out, opts, console)
     options = {k: v for k, v in asdict(opts).items() if k != "agent_args"}
-    comparison = build_comparison(suite, suites, runs, out, options, opts.seed, warnings or [])
+    suites = {bench: ready.suite_path for bench, ready in prepared.items()}
+    configs = {bench: {**runner_for(bench).run_options(ready.config),
+                       **({"seed": ready.config.seed} if hasattr(ready.config, "seed") else {})}
+               for bench, ready in prepared.items()}
+    comparison = build_comparison(suite, suites, runs, out, options, opts.seed, warnings or [],
+                                  benchmark_options=configs)
     if opts.quiet_runs:  # the runners' own output went to each agent's console.log
         for bench, block in comparison["benchmarks"].items():
             for run, a in zip(runs[bench], block["agents"], strict=True):
@@ -131,20 +135,52 @@ def compare(suites: dict[str, Path], plan: dict[str, list[Any]], out: str | Path
     return comparison
 
 
+def prepare_runs(suites: dict[str, Path], values: dict[str, dict[str, Any]],
+                 agents: list[str], by_bench: dict[str, list[str]],
+                 agent_args: dict[str, dict[str, Any]], seed: int,
+                 flags: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Before any work, per benchmark found: its runner's config from the option ``values``,
+    the suite checked, the agents planned (and built where the runner wants them built) and
+    checked against the suite. Returns (prepared suites, plan)."""
+    from recallbench.run.runner import kebab_flags, runner_for
+
+    runners = {bench: runner_for(bench) for bench in suites}
+    flags = flags or {}
+    prepared = {}
+    for bench, path in suites.items():
+        runner = runners[bench]
+        given = dict(values.get(bench, {}))
+        if any(o.name == "seed" for o in runner.options):  # --seed: the run seed of each
+            given["seed"] = seed
+        prepared[bench] = runner.prepare(path, runner.config(given),
+                                         flags.get(bench, kebab_flags))
+    plan = plan_agents(suites, agents, by_bench, agent_args, seed,
+                       build=[b for b, r in runners.items() if r.builds_agents])
+    for bench, runner in runners.items():
+        runner.check_agents(prepared[bench], plan[bench], flags.get(bench, kebab_flags))
+    for planned_list in plan.values():
+        for planned in planned_list:
+            if planned.instance is not None:
+                check_agent_server(planned.agent, planned.instance, prefix=f"{planned.agent}.")
+    return prepared, plan
+
+
 def _handle_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.benchmarks.registry import detect_suites
+    from recallbench.benchmarks.registry import declared_options, detect_suites
+    from recallbench.cli.options import run_flag, run_values
     from recallbench.run.compare import CompareOptions
 
-    by_bench = {b: split_names(v) for b, v in (("scenemem", args.scenemem_agents),
-                                               ("findingdory", args.findingdory_agents)) if v}
+    declared = declared_options()
+    by_bench = {b: split_names(getattr(args, f"{b}_agents", None)) for b in declared
+                if getattr(args, f"{b}_agents", None)}
     agents = split_names(args.agents)
     if not agents and not by_bench:
-        raise UsageError("--agents", "required (or --scenemem-agents/--findingdory-agents)")
-    for flag, value in (("--workers", args.workers), ("--max-steps", args.max_steps),
-                        ("--test-timeout", args.test_timeout), ("--limit", args.limit)):
-        check_positive(flag, value)
+        raise UsageError("--agents", "required (or --<benchmark>-agents, e.g. "
+                                     "--findingdory-agents)")
+    check_positive("--workers", args.workers)
+    values = {b: run_values(args, b, options) for b, options in declared.items()}
     from recallbench.cli.outputs import check_output_folder
 
     check_output_folder("--out", args.out)  # README.md, someone's folder: before any work
@@ -153,28 +189,14 @@ def _handle_run(args: argparse.Namespace) -> int:
     for bench in by_bench:
         if bench not in suites:
             raise UsageError(f"--{bench}-agents", f"no {bench} suite in {args.suite}")
-    if "findingdory" in suites:
-        from recallbench.benchmarks.findingdory.data import load_suite
-
-        check_frames(args.frames, load_suite(suites["findingdory"]).cases)
     agent_args = parse_agent_args(args.agent_arg)
-    plan = plan_agents(suites, agents, by_bench, agent_args, args.seed)
-    if "findingdory" in suites:
-        from recallbench.benchmarks.findingdory.data import load_suite
-
-        fd = load_suite(suites["findingdory"])
-        for planned in plan["findingdory"]:
-            check_videos(planned.agent, planned.instance, fd,
-                         fd.cases[: args.limit] if args.limit else fd.cases)
-        for planned in plan["findingdory"]:
-            check_agent_server(planned.agent, planned.instance, prefix=f"{planned.agent}.")
+    flags = {b: run_flag(b, options) for b, options in declared.items()}
+    prepared, plan = prepare_runs(suites, values, agents, by_bench, agent_args, args.seed, flags)
     opts = CompareOptions(
-        workers=args.workers or os.cpu_count() or 1, max_steps=args.max_steps,
-        frames=args.frames, limit=args.limit, seed=args.seed, test_timeout=args.test_timeout,
-        agent_args=agent_args, quiet_runs=args.quiet, overwrite=args.overwrite,
-        execution=execution)
+        workers=args.workers or os.cpu_count() or 1, seed=args.seed, agent_args=agent_args,
+        quiet_runs=args.quiet, overwrite=args.overwrite, execution=execution)
     console = Console(stderr=True)
-    comparison = compare(suites, plan, args.out, opts, console=console, suite=args.suite,
+    comparison = compare(prepared, plan, args.out, opts, console=console, suite=args.suite,
                          fmt=args.format)
     return _finish(comparison, Path(args.out), need_every_benchmark=False, fmt=args.format)
 
@@ -251,15 +273,38 @@ def _handle_demo(args: argparse.Namespace) -> int:
         left_out, agent_args = {"text-memory"}, {}
     by_bench = {bench: [a for a in agents if a not in left_out]
                 for bench, _, _, agents in _demo_plan() if bench in suites}
-    plan = plan_agents(suites, [], by_bench, agent_args, seed=0)
-    opts = CompareOptions(workers=workers, frames=DEMO_FRAMES, agent_args=agent_args,
-                          quiet_runs=True, overwrite=True)
+    # every option at its declared default (FindingDory's K is DEMO_FRAMES)
+    prepared, plan = prepare_runs(suites, {}, [], by_bench, agent_args, seed=0)
+    opts = CompareOptions(workers=workers, agent_args=agent_args, quiet_runs=True,
+                          overwrite=True)
     missing = [bench for bench, _, _, _ in _demo_plan() if bench not in suites]
     warnings = [f"no {b} suite could be generated (see {out / 'suites' / b})" for b in missing]
-    comparison = compare(suites, plan, comparison_dir, opts, console=Console(stderr=True),
+    comparison = compare(prepared, plan, comparison_dir, opts, console=Console(stderr=True),
                          suite=out / "suites", warnings=warnings, fmt=args.format)
     comparison["benchmarks"].update({b: {"agents": []} for b in missing})
     return _finish(comparison, comparison_dir, need_every_benchmark=True, fmt=args.format)
+
+
+class _RunParser(Parser):
+    """`recallbench run`'s parser: each registered benchmark's --<benchmark>-agents and
+    options (its declarations, built-ins and entry points) join it on first use."""
+
+    _benchmarks_added = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if not self._benchmarks_added:
+            from recallbench.benchmarks.registry import declared_options
+
+            self._benchmarks_added = True
+            # the declarations only: no seam loads; --help lists the built-ins' without
+            # scanning the installed distributions for plugin benchmarks (a run accepts theirs)
+            asked_help = any(a in ("-h", "--help") for a in (args or []))
+            declared = declared_options(plugins=not asked_help)
+            for name in declared:
+                self.add_argument(f"--{name}-agents", default=None,
+                                  help=f"override the list for {name}")
+            add_run_options(self, list(declared.items()))
+        return super().parse_known_args(args, namespace)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -272,15 +317,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "report.html to --out. Rerunning the command resumes unfinished agents; an agent "
             "folder recorded with other settings is refused unless --overwrite."
         ),
+        epilog=(
+            "Benchmark options, one grammar: every option a benchmark declares is "
+            "--<benchmark>-<option> here and --<option> on `recallbench <benchmark>`, with the "
+            "same values and defaults (e.g. --findingdory-ll --findingdory-scoring official = "
+            "`recallbench findingdory --ll --scoring official`). A flag takes no value; a "
+            "KEY=VALUE option repeats. --frames, --limit, --max-steps and --test-timeout are "
+            "shared spellings of the options listed beside them. comparison.json records each "
+            "benchmark's options. A benchmark registered by a plugin (entry point group "
+            "recallbench.benchmarks) takes its --<benchmark>-<option> flags the same way; this "
+            "help lists the built-ins'."
+        ),
     )
     run.add_argument("--suite", required=True,
                      help="suite folder (combo_* scenarios, qa.json, or scenemem/ + findingdory/)")
     run.add_argument("--agents", default="",
                      help="comma-separated agent names for every benchmark, e.g. "
                           "oracle,blind,random,recency")
-    run.add_argument("--scenemem-agents", default=None, help="override the list for SceneMem")
-    run.add_argument("--findingdory-agents", default=None,
-                     help="override the list for FindingDory")
     run.add_argument("--out", required=True, help="comparison folder")
     run.add_argument("--overwrite", action="store_true",
                      help="redo agent runs in --out that were recorded with other settings")
@@ -288,21 +341,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="constructor argument of a FindingDory agent (JSON value), repeatable;"
                           " e.g. vlm.model=NAME, text-memory.captioner=module:Class")
     run.add_argument("--workers", type=int, default=None,
-                     help="SceneMem worker processes (default: one per core)")
-    run.add_argument("--max-steps", type=int, default=None,
-                     help="SceneMem steps per test (default: the spec's, else "
-                     f"{DEFAULT_MAX_STEPS})")
-    run.add_argument("--test-timeout", type=float, default=None,
-                     help="wall-clock s per SceneMem test / FindingDory case (default "
-                          f"{DEFAULT_TEST_TIMEOUT:.0f} / {DEFAULT_CASE_TIMEOUT:.0f})")
-    run.add_argument("--frames", type=int, default=DEFAULT_FRAMES,
-                     help="FindingDory frame budget K")
-    run.add_argument("--limit", type=int, default=None, help="FindingDory: first N cases only")
+                     help="worker processes (default: one per core; FindingDory asks one "
+                          "agent at a time locally)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--quiet", action="store_true",
                      help="one line per agent; the runners' output goes to its console.log")
     add_execution_options(run, shard=False)
     add_format_option(run)
+    # every benchmark's options (--<benchmark>-NAME, cli.options), added when `run` parses:
+    # `recallbench --help` reads no declaration and scans no entry point
+    run.__class__ = _RunParser
     run.set_defaults(func=_handle_run)
 
     demo = subparsers.add_parser(

@@ -1,5 +1,8 @@
 """``recallbench scenemem``: the card's eval_runner command line, crash-safe and parallel.
 
+Its flags are derived from SceneMem's declared options (``benchmarks.scenemem.options``); a new
+run's config is built by SceneMem's runner (``run.scenemem_runner``), as ``recallbench run`` does.
+
 Imports nothing heavy at module level so ``recallbench --help`` stays instant.
 """
 
@@ -9,8 +12,6 @@ import argparse
 import sys
 from pathlib import Path
 from typing import Any
-
-from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,60 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "and a run folder (manifest, per-test log, breakdowns) that --resume can finish."
         ),
     )
-    p.add_argument("--data_dir", help="folder holding combo_* scenario folders")
-    p.add_argument("--policy", help="module:Class, path/to/file.py:Class, an agent name "
-                                    "(`recallbench list agents`), openpi://HOST:PORT (a policy "
-                                    "served with openpi's protocol, e.g. by `recallbench "
-                                    "serve-policy`; ws://HOST:PORT: the same, observations "
-                                    "sent raw) or lerobot:FOLDER (a LeRobot checkpoint); "
-                                    "docs/vla.md")
-    p.add_argument("--policy-arg", action="append", default=[], metavar="KEY=VALUE",
-                   help="served policies: obs_map=FILE|raw, replan_steps=N (default 5), "
-                   "memory=frames|paths|none, memory_frames=K (8), memory_size=PX (224); "
-                   "lerobot: device=cpu|cuda, obs_map=FILE (repeatable; docs/vla.md)")
-    p.add_argument("--observation-only", action="store_const", const=True, default=None,
-                   help="the policy's env offers observations, action_dim and action_spec "
-                   "only (always so for served and lerobot: policies); without it a "
-                   "card-interface policy gets the live simulator, and the run says so")
-    p.add_argument("--out", help="results.json path (the card's schema)")
-    p.add_argument("--filter", default=None, help="only scenarios whose folder name has this")
-    p.add_argument(
-        "--max-steps", type=int, default=None,
-        help=f"steps per test (default: spec, else {DEFAULT_MAX_STEPS})",
-    )
-    p.add_argument(
-        "--workers", type=int, default=None, help="worker processes (default: one per core)"
-    )
-    p.add_argument("--test_timeout", type=float, default=None, help="wall-clock limit per test, s")
-    p.add_argument("--run_dir", default=None, help="run folder (default: <out stem>_run/)")
-    p.add_argument("--resume", action="store_true",
-                   help="finish the run in --run-dir (default: beside --out)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="start the run in --run-dir again, replacing its --out results.json")
-    p.add_argument("--seed", type=int, default=None, help="run seed (default 0)")
-    p.add_argument("--approach_dist", type=float, default=None, help="default 1.2 (m)")
-    p.add_argument("--open_qpos", type=float, default=None, help="default 0.5 (rad or m)")
-    p.add_argument(
-        "--no-camera-obs",
-        dest="camera_obs",
-        action="store_const",
-        const=False,
-        default=None,
-        help="robosuite: no camera observations and no offscreen renderer (the card has both "
-        "on); for policies that read no images, ~10x faster steps",
-    )
-    p.add_argument(
-        "--env-factory",
-        default=None,
-        help="module:function (or file.py:function) that builds each scenario's env; a suite "
-        "itself may only name a factory registered under recallbench.env_factories",
-    )
-    p.add_argument(
-        "--trust-suite",
-        action="store_true",
-        default=None,
-        help="let the scenarios' model files reference files outside their folders",
-    )
+    from recallbench.benchmarks.scenemem.options import OPTIONS
+    from recallbench.cli.options import add_benchmark_options
+
+    add_benchmark_options(p, OPTIONS)  # every flag from the benchmark's declarations
     from recallbench.cli.execution import add_execution_options
 
     add_execution_options(p)
@@ -88,26 +39,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.cli.checks import check_positive
+    from recallbench.benchmarks.scenemem.options import OPTIONS
     from recallbench.cli.execution import execution_settings, shard_of
+    from recallbench.cli.options import benchmark_values
     from recallbench.errors import InputError, UsageError
-    from recallbench.run.scenemem import run_scenemem
+    from recallbench.run.runner import RunContext
+    from recallbench.run.scenemem_runner import RUNNER
 
-    for flag, value in (("--workers", args.workers), ("--max-steps", args.max_steps),
-                        ("--test-timeout", args.test_timeout),
-                        ("--approach-dist", args.approach_dist), ("--open-qpos", args.open_qpos)):
-        check_positive(flag, value)
+    options = RUNNER.config(benchmark_values(args, OPTIONS))  # numbers checked here
     console = Console(stderr=True)
-    execution = execution_settings(args, args.workers)
+    execution = execution_settings(args, options.workers)
     shard_of(args)  # a bad --shard: before work
-    if args.resume and args.overwrite:
+    if options.resume and options.overwrite:
         raise UsageError("--overwrite", "--resume finishes a run, --overwrite starts it again: "
                                         "pass one")
-    config, run_dir = _resumed(args) if args.resume else _new_run(args)
+    config, run_dir = (_resumed(options, args) if options.resume
+                       else _new_run(options, args))
     try:
-        status = run_scenemem(config, run_dir, execution.workers, resume=bool(args.resume),
-                              console=console, execution=execution,
-                              overwrite=bool(args.overwrite))
+        status = RUNNER.run_card(config, run_dir, RunContext(
+            execution=execution, console=console, resume=bool(options.resume),
+            overwrite=bool(options.overwrite)))
     except (InputError, UsageError):
         raise  # a data dir, run folder or flag at fault: each names its own file or flag
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
@@ -143,10 +94,6 @@ def _overall(run_dir: Path, status: int, fmt_: str = "table") -> int:
     return max(status, run_exit_status(summary, run_dir))
 
 
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
-
-
 def _policy_target(spec: str) -> str:
     """The ``module:Class`` a --policy runs as: a reference as given (the card's form), or what
     a registered name means on SceneMem."""
@@ -166,21 +113,21 @@ def _policy_target(spec: str) -> str:
                                      f"{', '.join(valid_names('scenemem'))}") from None
 
 
-def _resumed(args: argparse.Namespace) -> tuple[Any, Path]:
+def _resumed(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
     """The recorded run's config; flags given again must agree with it."""
     from recallbench.errors import InputError, UsageError
     from recallbench.run.scenemem import default_run_dir, resume_config
 
-    if not (args.run_dir or args.out):
+    if not (options.run_dir or options.out):
         raise UsageError("--resume", "needs the run: --run-dir RUN_DIR (or the run's --out)")
-    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.out)
-    given = {name: getattr(args, name) for name in (
+    run_dir = Path(options.run_dir) if options.run_dir else default_run_dir(options.out)
+    given = {name: getattr(options, name) for name in (
         "data_dir", "policy", "out", "filter", "max_steps", "seed", "test_timeout",
         "camera_obs", "env_factory", "trust_suite", "observation_only")}
     given["shard"] = _shard(args)
     config = resume_config(run_dir, given)
     for name in ("approach_dist", "open_qpos"):
-        value = getattr(args, name)
+        value = getattr(options, name)
         if value is not None and config.thresholds.get(name) != value:
             raise InputError(run_dir / "manifest.json", f"config.thresholds.{name}",
                              f"the run used {config.thresholds.get(name)}; "
@@ -188,40 +135,22 @@ def _resumed(args: argparse.Namespace) -> tuple[Any, Path]:
     return config, run_dir
 
 
-def _new_run(args: argparse.Namespace) -> tuple[Any, Path]:
-    from recallbench.benchmarks.scenemem.success import Thresholds
-    from recallbench.cli.checks import parse_key_values
+def _new_run(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
     from recallbench.errors import UsageError
-    from recallbench.run.scenemem import ScenememConfig, default_run_dir, normalise
+    from recallbench.run.scenemem import default_run_dir
+    from recallbench.run.scenemem_runner import card_config
 
     missing = [f"--{n.replace('_', '-')}" for n in ("data_dir", "policy", "out")
-               if not getattr(args, n)]
+               if not getattr(options, n)]
     if missing:
         raise UsageError(", ".join(missing), "required (or --resume --run-dir RUN_DIR)")
-    defaults = Thresholds()
-    config = normalise(ScenememConfig(
-        data_dir=args.data_dir,
-        policy=_policy_target(args.policy),
-        policy_args=parse_key_values("--policy-arg", args.policy_arg),
-        observation_only=bool(args.observation_only),
-        out=args.out,
-        filter=args.filter,
-        max_steps=args.max_steps,
-        seed=0 if args.seed is None else args.seed,
-        test_timeout=args.test_timeout,
-        camera_obs=args.camera_obs is not False,
-        env_factory=args.env_factory,
-        trust_suite=bool(args.trust_suite),
-        shard=_shard(args),
-        thresholds={
-            "approach_dist": _or(args.approach_dist, defaults.approach_dist),
-            "open_qpos": _or(args.open_qpos, defaults.open_qpos),
-            "restore_dist": defaults.restore_dist,
-        },
-    ))
-    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(config.out)
-    check_new_outputs(Path(args.out), run_dir, "--run-dir" if args.run_dir else "--out",
-                      overwrite=bool(args.overwrite))
+    config = card_config(options, data_dir=options.data_dir,
+                         policy=_policy_target(options.policy), out=options.out,
+                         policy_args=options.policy_arg, shard=_shard(args))
+    run_dir = Path(options.run_dir) if options.run_dir else default_run_dir(config.out)
+    check_new_outputs(Path(options.out), run_dir,
+                      "--run-dir" if options.run_dir else "--out",
+                      overwrite=bool(options.overwrite))
     return config, run_dir
 
 

@@ -69,9 +69,13 @@ def score_agent(bench: str, run: AgentRun, out: Path, seed: int) -> AgentResult:
 def build_comparison(suite: str | Path, suites: Mapping[str, Path],
                      runs: Mapping[str, Sequence[AgentRun]], out: str | Path,
                      options: Mapping[str, Any], seed: int,
-                     warnings: Sequence[str] = ()) -> dict[str, Any]:
+                     warnings: Sequence[str] = (),
+                     benchmark_options: Mapping[str, Mapping[str, Any]] | None = None,
+                     ) -> dict[str, Any]:
     """Score every run and write ``comparison.json`` under ``out``; ``warnings`` the caller
-    already has (e.g. a suite that could not be generated) lead the comparison's own."""
+    already has (e.g. a suite that could not be generated) lead the comparison's own.
+    ``benchmark_options``: each benchmark's option values (its runner's config), recorded in
+    its block so a comparison says what each benchmark was run with."""
     out = Path(out)
     comparison: dict[str, Any] = {
         "suite": str(Path(suite).resolve()),
@@ -85,6 +89,7 @@ def build_comparison(suite: str | Path, suites: Mapping[str, Path],
             "suite": str(path.resolve()),
             "metrics": list(metrics),
             "primary": metrics[0],
+            "options": dict((benchmark_options or {}).get(bench, {})),
             "agents": [asdict(score_agent(bench, r, out, seed)) for r in runs.get(bench, [])],
         }
     comparison["warnings"] = [*warnings, *comparison_warnings(comparison)]

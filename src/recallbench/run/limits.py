@@ -1,5 +1,6 @@
-"""Default wall-clock limits per case, declared once (a light module: the command line imports it
-for its help text without loading a simulator)."""
+"""Default wall-clock limits per case (declared in ``benchmarks.limits``, beside the options that
+use them; named here for the run layer's callers)."""
 
-DEFAULT_TEST_TIMEOUT = 3600.0  # s per SceneMem test: a hung policy must not hang the run
-DEFAULT_CASE_TIMEOUT = 900.0  # s per FindingDory case (its agent call and LL rollout)
+from recallbench.benchmarks.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_TEST_TIMEOUT
+
+__all__ = ["DEFAULT_CASE_TIMEOUT", "DEFAULT_TEST_TIMEOUT"]

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.errors import InputError, UsageError
 from recallbench.executor.shards import Shard, parse_shard
-from recallbench.io import read_json, write_json_atomic
 from recallbench.run.manifest import read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
+from recallbench.run.runner import runner_for
 
 RUNLOG = "runlog.jsonl"
-SUMMARY = "summary.json"
 # Manifest fields that say where and when a shard ran, not what it computed.
 PROVENANCE = {"command", "started", "resumes", "executor", "workers", "platform", "shard",
               "cases", "scenarios", "merged_from"}
@@ -102,85 +102,14 @@ def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> Path:
     manifest.pop("resumes", None)
     manifest["merged_from"] = [{"dir": str(d.resolve()), "shard": str(s),
                                 "executor": m.get("executor")} for d, m, s in runs]
-    if benchmark not in MERGERS:
+    if benchmark not in BENCHMARKS:
         raise InputError(runs[0][0] / "manifest.json", "benchmark", f"cannot merge {benchmark!r}")
-    MERGERS[benchmark](runs, records, manifest, out)
+    # what the benchmark's runner needs joined beyond the records (SceneMem: its results.json
+    # and runner summary; FindingDory: the planned case count)
+    runner_for(benchmark).merge(runs, records, manifest, out)
     out.mkdir(parents=True, exist_ok=True)
     write_manifest(out, manifest)
     with RunLog(out / RUNLOG) as log:
         for key in sorted(records):
             log.append(records[key])
     return out
-
-
-def _runner_summary(d: Path) -> dict[str, Any]:
-    path = d / SUMMARY
-    if not path.is_file():
-        raise InputError(path, None, "missing: the shard never finished (finish it with "
-                                     "--resume first)")
-    summary = read_json(path)
-    if not isinstance(summary, dict):
-        raise InputError(path, None, "must be a JSON object")
-    return summary
-
-
-def _merge_scenemem(runs: list[tuple[Path, dict[str, Any], Shard]],
-                    records: dict[str, dict[str, Any]], manifest: dict[str, Any],
-                    out: Path) -> None:
-    """results.json (the card's schema) and the runner's summary.json, as ``_finish`` writes
-    them: each scenario is in exactly one shard, so its card entry is taken whole."""
-    from recallbench.benchmarks.scenemem.results import breakdown
-    from recallbench.benchmarks.scenemem.spec import discover_scenarios
-
-    config = dict(manifest["config"])
-    roots = discover_scenarios(config["data_dir"], config.get("filter"))
-    entries: dict[str, dict[str, Any]] = {}
-    errors: dict[str, str] = {}
-    missing: list[str] = []
-    scenarios: list[str] = []
-    for d, m, shard in runs:
-        summary = _runner_summary(d)
-        ran = set(m.get("scenarios") or []) | set(summary.get("scenario_errors") or {})
-        if ran != {r.name for r in roots if shard.picks(r.name)}:
-            raise InputError(d / "manifest.json", "scenarios",
-                             f"not shard {shard}'s part of {config['data_dir']} (the suite "
-                             "changed since this shard ran?)")
-        results_path = Path(m["config"]["out"])
-        if not results_path.is_file():
-            raise InputError(results_path, None, "missing: finish the shard with --resume")
-        card = read_json(results_path)
-        listed = card.get("results") if isinstance(card, dict) else None
-        if not isinstance(listed, list) or not all(
-                isinstance(e, dict) and isinstance(e.get("scenario"), str)
-                and isinstance(e.get("tests"), list) for e in listed):
-            raise InputError(results_path, "results", "not the card's results.json (a list of "
-                                                      "scenarios with their tests)")
-        for entry in listed:
-            entries[entry["scenario"]] = entry
-        errors.update(summary.get("scenario_errors") or {})
-        missing += summary.get("missing_tests") or []
-        scenarios += m.get("scenarios") or []
-    results = [entries[name] for name in sorted(entries)]
-    kept = [records[k] for k in sorted(records)]  # a run's card lists every recorded test
-    config.update(out=str((out / "results.json").resolve()), shard=None)
-    manifest.update(config=config, scenarios=sorted(scenarios))
-    total = sum(len(e["tests"]) for e in results)
-    memory = sum(t["memory"] for e in results for t in e["tests"])
-    write_json_atomic(out / "results.json",
-                      {"results": results, "summary": {"total": total, "memory": memory}})
-    write_json_atomic(out / SUMMARY, {
-        "by_fixture_type": breakdown(kept, "fixture_type"),
-        "by_task": breakdown(kept, "task"),
-        "scenario_errors": dict(sorted(errors.items())),
-        "missing_tests": sorted(missing),
-    })
-
-
-def _merge_findingdory(runs: list[Any], records: dict[str, dict[str, Any]],
-                       manifest: dict[str, Any], out: Path) -> None:
-    manifest["cases"] = sum(m.get("cases") or 0 for _, m, _ in runs)
-
-
-# What each benchmark's runner needs joined beyond the records (registered per benchmark, like
-# run.compare.RUNNERS): SceneMem's runner summary, FindingDory's planned case count.
-MERGERS = {"scenemem": _merge_scenemem, "findingdory": _merge_findingdory}

@@ -9,6 +9,7 @@ from typing import Any
 
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
 from recallbench.benchmarks.findingdory.evaluate import score_records
+from recallbench.benchmarks.findingdory.options import OPTIONS
 from recallbench.benchmarks.findingdory.scoring import NA_REASONS
 from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
 from recallbench.errors import InputError
@@ -104,7 +105,8 @@ BENCHMARK = Benchmark(
     score=score,
     no_answer=no_answer,
     na_reasons=NA_REASONS,
-    run_settings=("data_sha256", "agent", "agent_kwargs", "frames", "seed"),
+    run_settings=("data_sha256", "agent", "agent_kwargs", "frames", "seed", "scoring", "videos",
+                  "ll_policy", "ll_policy_kwargs"),
     auditor="recallbench.audit.findingdory",
     case_reader="recallbench.report.viewer.findingdory_cases:run_cases",
     generator="recallbench.generate.registry:FINDINGDORY",
@@ -112,4 +114,6 @@ BENCHMARK = Benchmark(
     suite_files="qa.json, or a QA file",
     viewer_page="frames",
     finish_command=finish_command,
+    runner="recallbench.run.findingdory_runner:RUNNER",
+    options=OPTIONS,
 )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.scenemem.openings import STRICT_NA, primary_metric, strict_value
+from recallbench.benchmarks.scenemem.options import OPTIONS
 from recallbench.benchmarks.scenemem.spec import discover_scenarios
 from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
 
@@ -111,7 +112,8 @@ BENCHMARK = Benchmark(
     case_keys=case_keys,
     score=score,
     no_answer=no_answer,
-    run_settings=("policy", "data_dir", "max_steps", "seed", "test_timeout"),
+    run_settings=("policy", "data_dir", "max_steps", "seed", "test_timeout", "filter",
+                  "thresholds", "camera_obs", "env_factory", "trust_suite", "observation_only"),
     run_notes=run_notes,
     na_reasons={"first_open_success": STRICT_NA},
     suite_of=lambda manifest: Path((manifest.get("config") or {}).get("data_dir") or "."),
@@ -126,4 +128,6 @@ BENCHMARK = Benchmark(
     viewer_page="rollout",
     finish_command=lambda manifest, run_dir: ["recallbench", "scenemem", "--resume",
                                               "--run-dir", str(run_dir)],
+    runner="recallbench.run.scenemem_runner:RUNNER",
+    options=OPTIONS,
 )

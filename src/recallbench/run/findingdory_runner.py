@@ -1,0 +1,207 @@
+"""FindingDory's runner: the one orchestration of a FindingDory run, for ``recallbench
+findingdory`` (one agent, one or a sweep of frame budgets) and ``recallbench run`` (each agent of
+a comparison). Ask the agent about every case (``run.findingdory.run_cases``), then, with the
+``ll`` option, act its choices out (``run.findingdory.run_ll``); the command scores the folders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, cast
+
+from rich.progress import track
+
+from recallbench.agents.ll_policies import load_ll_policy
+from recallbench.agents.registry import DEFAULT_LL_POLICY
+from recallbench.agents.remote import RemoteLLPolicy, check_server, is_remote_policy
+from recallbench.benchmarks.findingdory.checks import check_frames, check_videos
+from recallbench.benchmarks.findingdory.data import Suite, load_suite
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
+from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.options import FindingDoryConfig
+from recallbench.benchmarks.findingdory.seam import planned_cases
+from recallbench.errors import InputError, UsageError
+from recallbench.executor import ExecutorSettings
+from recallbench.run.findingdory import TransientCases, agent_manifest, run_cases, run_ll, start_run
+from recallbench.run.findingdory_worker import AgentSpec
+from recallbench.run.lock import run_folder_lock
+from recallbench.run.runlog import RUN_LOG
+from recallbench.run.runner import (
+    AgentRun,
+    BenchmarkRunner,
+    Flags,
+    Planned,
+    Prepared,
+    RunContext,
+    kebab_flags,
+)
+
+
+def budgets(config: FindingDoryConfig) -> list[int]:
+    """The frame budgets to run: ``frames``, or each of ``frames_sweep`` (one folder each)."""
+    if not config.frames_sweep:
+        return [config.frames]
+    try:
+        return [int(k) for k in config.frames_sweep.split(",") if k.strip()]
+    except ValueError:
+        raise UsageError("--frames-sweep", f"expected numbers like 24,48,{DEFAULT_FRAMES}, got "
+                                           f"{config.frames_sweep!r}") from None
+
+
+class FindingDoryRunner(BenchmarkRunner):
+    name = "findingdory"
+    config_type = FindingDoryConfig
+    builds_agents = True  # frame selectors are built (and refuse bad arguments) before work
+
+    def prepare(self, suite: Path, config: FindingDoryConfig,
+                flags: Flags = kebab_flags) -> Prepared:
+        loaded = load_suite(suite, trusted=config.trust_suite)
+        flag = flags("frames_sweep") if config.frames_sweep else flags("frames")
+        for k in budgets(config):
+            check_frames(k, loaded.cases, flag)
+        return Prepared(Path(suite), config, loaded)
+
+    def check_agents(self, prepared: Prepared, planned: list[Planned],
+                     flags: Flags = kebab_flags) -> None:
+        """Videos for the agents that watch them; then the LL policy (and its server)."""
+        config: FindingDoryConfig = prepared.config
+        suite: Suite = prepared.suite
+        cases = suite.cases[: config.limit] if config.limit else suite.cases
+        for p in planned:
+            if p.skip is None:
+                check_videos(p.agent, p.instance, suite, cases, config.videos, flags("videos"))
+        if config.ll and "ll_policy" not in prepared.extra:
+            prepared.extra["ll_policy"] = self._ll_policy(prepared, flags)
+
+    def _ll_policy(self, prepared: Prepared, flags: Flags) -> Any:
+        """Check the suite can be acted out and load the LL policy, before any agent call."""
+        config: FindingDoryConfig = prepared.config
+        if not prepared.suite.generated:
+            raise InputError(prepared.suite_path, flags("ll"),
+                             "the LL phase needs a generated suite with episode worlds")
+        name = ll_policy_name(config)
+        if is_remote_policy(name):  # served by `recallbench serve-policy`
+            try:
+                check_server(name, "ll", flags("ll_policy"))
+            except ValueError as exc:
+                raise UsageError("", str(exc)) from None
+            return RemoteLLPolicy(name)
+        try:
+            return load_ll_policy(name, **config.ll_policy_arg)
+        except (ValueError, TypeError, ImportError) as exc:
+            raise UsageError(flags("ll_policy"), str(exc)) from None
+
+    def run_budgets(self, prepared: Prepared, planned: Planned, out: Path,
+                    ctx: RunContext) -> tuple[dict[int, Path], list[str]]:
+        """Run the agent at every frame budget: ``out`` itself, or ``out/K<k>/`` per budget of a
+        sweep. Returns the run folders and the warnings (cases left for a resume)."""
+        config: FindingDoryConfig = prepared.config
+        ks = budgets(config)
+        dirs = {k: out / f"K{k}" for k in ks} if config.frames_sweep else {ks[0]: out}
+        warnings: list[str] = []
+        for k, run_dir in dirs.items():
+            with run_folder_lock(run_dir):  # a second writer is refused before the manifest
+                warnings += self._run_one(prepared, planned, k, run_dir, ctx)
+        return dirs, warnings
+
+    def _run_one(self, prepared: Prepared, planned: Planned, budget: int, run_dir: Path,
+                 ctx: RunContext) -> list[str]:
+        config: FindingDoryConfig = prepared.config
+        suite: Suite = prepared.suite
+        privileged = bool(getattr(planned.instance, "privileged", False))
+        start_run(
+            run_dir,
+            benchmark=self.name,
+            data=str(prepared.suite_path.resolve()),
+            data_sha256=suite.sha256,
+            videos=str(Path(config.videos).resolve()) if config.videos else None,
+            agent=planned.agent,
+            agent_kwargs=planned.kwargs,
+            agent_privileged=privileged,
+            agent_manifest=agent_manifest(planned.instance),
+            frames=budget,
+            seed=config.seed,
+            scoring=config.scoring,
+            limit=config.limit,
+            cases=len(planned_cases(suite, config.limit, ctx.shard)),
+            shard=str(ctx.shard) if ctx.shard else None,
+            executor=ctx.execution.manifest(),
+            ll_policy=ll_policy_name(config) if config.ll else None,
+            ll_policy_kwargs=config.ll_policy_arg if config.ll else None,
+            resume=True if ctx.resume is None else ctx.resume,
+            overwrite=ctx.overwrite,
+        )
+        resume = (run_dir / RUN_LOG).exists() if ctx.resume is None else ctx.resume
+        warnings = []
+        try:
+            run_cases(suite, AgentSpec(planned.agent, planned.kwargs, config.seed),
+                      privileged=privileged, execution=ctx.execution, shard=ctx.shard,
+                      case_timeout=config.case_timeout, budget=budget, run_dir=run_dir,
+                      limit=config.limit, resume=resume, videos_dir=Path(config.videos)
+                      if config.videos else None,
+                      progress=_progress(ctx, f"{planned.agent} K={budget}"))
+        except TransientCases as exc:  # the rest is recorded and scored; a resume finishes
+            warnings.append(f"K={budget}: {exc}")
+        if config.ll:
+            try:
+                self._run_ll(prepared, run_dir, ctx)
+            except TransientCases as exc:
+                warnings.append(f"K={budget} LL: {exc}")
+        return warnings
+
+    def _run_ll(self, prepared: Prepared, run_dir: Path, ctx: RunContext) -> None:
+        """The low-level phase: act every recorded frame choice out in its episode's world, in
+        the executor's workers (each builds the policy from its name and arguments); a served
+        policy is driven from here, its server doing the work."""
+        config: FindingDoryConfig = prepared.config
+        name = ll_policy_name(config)
+        served = is_remote_policy(name)
+        run_ll(prepared.suite, run_dir, prepared.extra.get("ll_policy"),
+               scoring=cast(Scoring, config.scoring),
+               limit=config.limit, progress=_progress(ctx, f"LL {name}"),
+               policy_spec=None if served else (name, config.ll_policy_arg),
+               execution=ctx.execution)
+
+    def run(self, prepared: Prepared, planned: Planned, agent_dir: Path,
+            ctx: RunContext) -> AgentRun:
+        resume = (agent_dir / RUN_LOG).exists()
+        ctx.console.print(f"[bold]findingdory[/bold] {planned.agent}"
+                          + (" resuming" if resume else ""))
+        _, warnings = self.run_budgets(prepared, planned, agent_dir, ctx)
+        factory = type(planned.instance)
+        return AgentRun(planned.agent, f"{factory.__module__}:{factory.__name__}", "ok",
+                        note="; ".join(warnings), run_dir=str(agent_dir))
+
+    def settings(self, prepared: Prepared, planned: Planned) -> dict[str, Any]:
+        config: FindingDoryConfig = prepared.config
+        return {"data_sha256": prepared.suite.sha256, "agent": planned.agent,
+                "agent_kwargs": planned.kwargs, "frames": config.frames, "seed": config.seed,
+                "scoring": config.scoring,
+                "videos": str(Path(config.videos).resolve()) if config.videos else None,
+                "ll_policy": ll_policy_name(config) if config.ll else None,
+                "ll_policy_kwargs": config.ll_policy_arg if config.ll else None}
+
+    def execution(self, execution: ExecutorSettings) -> ExecutorSettings:
+        # a comparison asks one local agent at a time, in order; a cluster: its workers
+        return execution if execution.kind != "local" else ExecutorSettings("local", 1)
+
+    def merge(self, runs: list[Any], records: dict[str, dict[str, Any]],
+              manifest: dict[str, Any], out: Path) -> None:
+        manifest["cases"] = sum(m.get("cases") or 0 for _, m, _ in runs)
+
+
+def ll_policy_name(config: FindingDoryConfig) -> str:
+    return config.ll_policy or DEFAULT_LL_POLICY
+
+
+def _progress(ctx: RunContext, description: str) -> Callable[[Iterable[Any], int], Iterable[Any]]:
+    def bar(items: Iterable[Any], total: int) -> Iterable[Any]:
+        if ctx.progress_console is None:
+            return track(items, total=total, description=description, transient=ctx.transient)
+        return track(items, total=total, description=description,
+                     console=ctx.progress_console, transient=ctx.transient)
+    return bar
+
+
+RUNNER = FindingDoryRunner()

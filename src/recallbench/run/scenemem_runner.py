@@ -1,0 +1,160 @@
+"""SceneMem's runner: the one way a SceneMem run's config is built from its declared options
+(``recallbench scenemem`` and each agent of ``recallbench run``), run (``run.scenemem``), checked
+for a resume and joined from shards."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from recallbench.agents.vla import policy_kind
+from recallbench.benchmarks.registry import get_benchmark
+from recallbench.benchmarks.scenemem.options import ScenememOptions
+from recallbench.benchmarks.scenemem.success import Thresholds
+from recallbench.errors import InputError
+from recallbench.executor.shards import Shard
+from recallbench.io import read_json, write_json_atomic
+from recallbench.run.runlog import RUN_LOG
+from recallbench.run.runner import AgentRun, BenchmarkRunner, Planned, Prepared, RunContext
+from recallbench.run.scenemem import ScenememConfig, normalise, resume_config, run_scenemem
+
+
+def card_config(options: ScenememOptions, *, data_dir: str | Path, policy: str, out: str | Path,
+                policy_args: dict[str, Any] | None = None,
+                shard: str | None = None) -> ScenememConfig:
+    """A new run's config (absolute paths): the options given, the card's defaults else."""
+    defaults = Thresholds()
+    return normalise(ScenememConfig(
+        data_dir=str(data_dir),
+        policy=policy,
+        policy_args=dict(policy_args or {}),
+        observation_only=bool(options.observation_only),
+        out=str(out),
+        filter=options.filter,
+        max_steps=options.max_steps,
+        seed=0 if options.seed is None else options.seed,
+        test_timeout=options.test_timeout,
+        camera_obs=options.camera_obs is not False,
+        env_factory=options.env_factory,
+        trust_suite=bool(options.trust_suite),
+        shard=shard,
+        thresholds={
+            "approach_dist": _or(options.approach_dist, defaults.approach_dist),
+            "open_qpos": _or(options.open_qpos, defaults.open_qpos),
+            "restore_dist": defaults.restore_dist,
+        },
+    ))
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+class ScenememRunner(BenchmarkRunner):
+    name = "scenemem"
+    config_type = ScenememOptions
+    run_subdir = "run"
+    settings_in = "config"
+
+    def _config(self, prepared: Prepared, planned: Planned, agent_dir: Path) -> ScenememConfig:
+        assert planned.target is not None  # the plan resolved it
+        # a served or lerobot: policy's --agent-arg NAME.KEY=VALUE are its --policy-arg
+        args = planned.kwargs if policy_kind(planned.target) != "card" else {}
+        return card_config(prepared.config, data_dir=prepared.suite_path, policy=planned.target,
+                           out=agent_dir / "results.json", policy_args=args)
+
+    def run(self, prepared: Prepared, planned: Planned, agent_dir: Path,
+            ctx: RunContext) -> AgentRun:
+        options: ScenememOptions = prepared.config
+        run_dir = self.run_dir(agent_dir)
+        config = self._config(prepared, planned, agent_dir)
+        resume = (run_dir / RUN_LOG).exists()
+        if resume:  # an earlier run of this agent: finish it, but only with the same settings
+            config = resume_config(run_dir, {
+                "policy": planned.target, "data_dir": str(prepared.suite_path),
+                "max_steps": options.max_steps, "seed": config.seed})
+        ctx.console.print(f"[bold]scenemem[/bold] {planned.agent} ({planned.target})"
+                          + (" resuming" if resume else ""))
+        status = run_scenemem(config, run_dir, ctx.execution.workers, resume=resume,
+                              console=ctx.console, execution=ctx.execution)
+        result = AgentRun(planned.agent, planned.target, "ok", run_dir=str(run_dir))
+        if status != 0:
+            result.note = "some scenarios failed to load or tests are missing (see the run folder)"
+        return result
+
+    def run_card(self, config: ScenememConfig, run_dir: Path, ctx: RunContext) -> int:
+        """``recallbench scenemem``: run (or, ``ctx.resume``, finish) the card's evaluation of
+        one built config into ``run_dir``. Exit status 0, or 1 if a scenario failed to load."""
+        return run_scenemem(config, run_dir, ctx.execution.workers, resume=bool(ctx.resume),
+                            console=ctx.console, execution=ctx.execution,
+                            overwrite=ctx.overwrite)
+
+    def settings(self, prepared: Prepared, planned: Planned) -> dict[str, Any]:
+        config = asdict(self._config(prepared, planned, Path("-")))
+        return {k: config.get(k) for k in get_benchmark(self.name).run_settings}
+
+    def merge(self, runs: list[tuple[Path, dict[str, Any], Shard]],
+              records: dict[str, dict[str, Any]], manifest: dict[str, Any], out: Path) -> None:
+        """results.json (the card's schema) and the runner's summary.json, as a run writes
+        them: each scenario is in exactly one shard, so its card entry is taken whole."""
+        from recallbench.benchmarks.scenemem.results import breakdown
+        from recallbench.benchmarks.scenemem.spec import discover_scenarios
+
+        config = dict(manifest["config"])
+        roots = discover_scenarios(config["data_dir"], config.get("filter"))
+        entries: dict[str, dict[str, Any]] = {}
+        errors: dict[str, str] = {}
+        missing: list[str] = []
+        scenarios: list[str] = []
+        for d, m, shard in runs:
+            summary = runner_summary(d)
+            ran = set(m.get("scenarios") or []) | set(summary.get("scenario_errors") or {})
+            if ran != {r.name for r in roots if shard.picks(r.name)}:
+                raise InputError(d / "manifest.json", "scenarios",
+                                 f"not shard {shard}'s part of {config['data_dir']} (the suite "
+                                 "changed since this shard ran?)")
+            results_path = Path(m["config"]["out"])
+            if not results_path.is_file():
+                raise InputError(results_path, None, "missing: finish the shard with --resume")
+            card = read_json(results_path)
+            listed = card.get("results") if isinstance(card, dict) else None
+            if not isinstance(listed, list) or not all(
+                    isinstance(e, dict) and isinstance(e.get("scenario"), str)
+                    and isinstance(e.get("tests"), list) for e in listed):
+                raise InputError(results_path, "results", "not the card's results.json (a list "
+                                                          "of scenarios with their tests)")
+            for entry in listed:
+                entries[entry["scenario"]] = entry
+            errors.update(summary.get("scenario_errors") or {})
+            missing += summary.get("missing_tests") or []
+            scenarios += m.get("scenarios") or []
+        results = [entries[name] for name in sorted(entries)]
+        kept = [records[k] for k in sorted(records)]  # a run's card lists every recorded test
+        config.update(out=str((out / "results.json").resolve()), shard=None)
+        manifest.update(config=config, scenarios=sorted(scenarios))
+        total = sum(len(e["tests"]) for e in results)
+        memory = sum(t["memory"] for e in results for t in e["tests"])
+        write_json_atomic(out / "results.json",
+                          {"results": results, "summary": {"total": total, "memory": memory}})
+        write_json_atomic(out / "summary.json", {
+            "by_fixture_type": breakdown(kept, "fixture_type"),
+            "by_task": breakdown(kept, "task"),
+            "scenario_errors": dict(sorted(errors.items())),
+            "missing_tests": sorted(missing),
+        })
+
+
+def runner_summary(d: Path) -> dict[str, Any]:
+    """What a finished shard's runner wrote to its summary.json."""
+    path = d / "summary.json"
+    if not path.is_file():
+        raise InputError(path, None, "missing: the shard never finished (finish it with "
+                                     "--resume first)")
+    summary = read_json(path)
+    if not isinstance(summary, dict):
+        raise InputError(path, None, "must be a JSON object")
+    return summary
+
+
+RUNNER = ScenememRunner()

@@ -1,0 +1,22 @@
+"""ToyBench agents: ``pick_frame(frames, target) -> index`` (the role's one method)."""
+
+from __future__ import annotations
+
+import random
+
+
+class ToyOracle:
+    """Looks at every frame and answers right."""
+
+    def pick_frame(self, frames: list[str], target: str) -> int:
+        return frames.index(target)
+
+
+class ToyRandom:
+    """A random frame (seeded per case by the runner)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def pick_frame(self, frames: list[str], target: str) -> int:
+        return self.rng.randrange(len(frames))

@@ -1,0 +1,59 @@
+"""ToyBench's declaration: everything recallbench's commands need to know about it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toybench.options import OPTIONS
+from toybench.suite import answer, is_suite, load_suite
+
+from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
+from recallbench.executor.shards import parse_shard
+
+
+def planned(cases: list[dict[str, Any]], limit: int | None,
+            shard: str | None) -> list[dict[str, Any]]:
+    """The cases a run asks about: the first ``limit``, then this shard's part."""
+    cases = cases[:limit] if limit else cases
+    part = parse_shard(shard)
+    return [c for c in cases if part is None or part.picks(c["id"])]
+
+
+def score(given: ScoreInput) -> list[Row]:
+    manifest = given.manifest
+    cases = given.suite or load_suite(Path(manifest["data"]))
+    rows: list[Row] = []
+    for case in planned(cases, manifest.get("limit"), manifest.get("shard")):
+        record = given.records.get(case["id"])
+        if record is None:
+            if not given.subset:
+                rows.append({"accuracy": 0.0, "failure": "missing"})
+            continue
+        right = record.get("frame") == answer(case, manifest["target_colour"])
+        failure = "error" if record.get("error") else (None if right else "wrong frame")
+        rows.append({"accuracy": 1.0 if right else 0.0, "colour": manifest["target_colour"],
+                     "failure": failure})
+    return rows
+
+
+def no_answer(record: Record) -> str | None:
+    return (first_error(record) or "error") if record.get("error") else None
+
+
+BENCHMARK = Benchmark(
+    name="toybench",
+    title="ToyBench",
+    metrics=(Metric("accuracy", "accuracy", "the chosen frame shows the asked colour"),),
+    slices={"colour": "colour asked"},
+    is_suite=is_suite,
+    load_suite=load_suite,
+    case_keys=lambda cases: [c["id"] for c in cases],
+    score=score,
+    no_answer=no_answer,
+    run_settings=("data", "agent", "target_colour", "seed", "limit", "shard"),
+    suite_of=lambda manifest: Path(manifest["data"]) if manifest.get("data") else None,
+    runner="toybench.runner:RUNNER",
+    options=OPTIONS,
+    agent_methods=("pick_frame",),
+)
