@@ -315,3 +315,19 @@ def test_rescoring_a_run_counts_unrecorded_cases_as_missing(tmp_path: Path, caps
     assert "3 missing (left out below (--subset))" in capsys.readouterr().err
     s = json.loads((out / "summary.json").read_text())
     assert (s["cases_scored"], s["missing"], s["overall"]["hl_sr"]["n"]) == (3, 0, 3)
+
+
+def test_format_json_stdout_is_json_alone(tmp_path: Path) -> None:
+    """``--format json`` leaves stdout to the rows: the progress bar goes to stderr (it used to
+    print on stdout before the JSON, so ``| jq`` failed)."""
+    import subprocess
+    import sys
+
+    recallbench = str(Path(sys.executable).with_name("recallbench"))
+    proc = subprocess.run([recallbench, "findingdory", "--data", str(VAL), "--agent", "random",
+                           "--limit", "40", "--out", str(tmp_path / "run"), "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert {r["metric"] for r in rows} >= {"hl_sr"} and rows[0]["n"] == 40
+    assert "random K=" in proc.stderr  # the bar is still shown, where a person looks

@@ -196,11 +196,12 @@ def ll_policy_name(config: FindingDoryConfig) -> str:
 
 
 def _progress(ctx: RunContext, description: str) -> Callable[[Iterable[Any], int], Iterable[Any]]:
+    # on the command's console unless told otherwise: stderr when stdout carries --format rows
+    console = ctx.progress_console or ctx.console
+
     def bar(items: Iterable[Any], total: int) -> Iterable[Any]:
-        if ctx.progress_console is None:
-            return track(items, total=total, description=description, transient=ctx.transient)
-        return track(items, total=total, description=description,
-                     console=ctx.progress_console, transient=ctx.transient)
+        return track(items, total=total, description=description, console=console,
+                     transient=ctx.transient)
     return bar
 
 

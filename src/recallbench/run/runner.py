@@ -79,7 +79,7 @@ class RunContext:
     resume: bool | None = None
     overwrite: bool = False
     shard: Shard | None = None
-    # progress bars: on this console (None: rich's default), removed when done
+    # progress bars: on this console (None: ``console``), removed when done
     progress_console: Console | None = None
     transient: bool = False
 
