@@ -1,8 +1,8 @@
 """Issue 24: a third benchmark is one package plus one registration. ToyBench
 (``tests/support/toybench``: "which of N frames shows the red object") is registered only
 through the entry-point groups, by a ``dist-info`` folder on PYTHONPATH, and runs through
-`recallbench run` (its options derived as --toybench-*), `score` and `merge` with no edit to
-recallbench for it."""
+`recallbench run` (its options derived as --toybench-*), `score`, `merge`, `view` and `audit`
+with no edit to recallbench for it."""
 
 from __future__ import annotations
 
@@ -77,6 +77,59 @@ def test_toy_runs_through_run_score_and_merge(toy, tmp_path):
     assert keys == sorted(json.loads(line)["key"]
                           for line in (alone / "runlog.jsonl").read_text().splitlines())
     assert _summary(merged)["overall"]["accuracy"] == _summary(alone)["overall"]["accuracy"]
+
+    # the viewer: its case pages come from the declaration's case_reader, no warning
+    done = cli("view", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "warning" not in done.stderr.lower() and "Traceback" not in done.stderr
+    overview = _viewer_data(out / "viewer" / "data" / "overview.js")["overview"]
+    assert overview["warnings"] == []
+    toy_block = overview["benchmarks"]["toybench"]
+    assert toy_block["title"] == "ToyBench" and toy_block["page"] == "frames"
+    assert toy_block["agents"]["toy-oracle"]["metrics"]["accuracy"]["value"] == 1.0
+    assert set(toy_block["breakdowns"]["category"]) == {"green"}
+    assert overview["benchmarks"]["toybench"]["facts"] == {"cases": N, "colour asked": "green"}
+    cases = [c for f in sorted((out / "viewer" / "data").glob("cases-*.js"))
+             for c in next(iter(_viewer_data(f).values()))]
+    assert len(cases) == 2 * N and {c["bench"] for c in cases} == {"toybench"}
+    oracle_cases = [c for c in cases if c["agent"] == "toy-oracle"]
+    assert all(c["success"] and c["detail"]["chosen"] == c["detail"]["valid_positions"]
+               for c in oracle_cases)
+    case = json.loads((suite / "toybench.json").read_text())["cases"][0]
+    first = next(c for c in oracle_cases if c["id"] == case["id"])
+    assert first["detail"]["frames"] == case["frames"]
+    assert first["detail"]["valid_positions"] == [case["frames"].index("green")]
+
+
+def _viewer_data(path: Path) -> dict:
+    """A viewer data file, ``RB.put(name, value);``, as {name: value}."""
+    text = path.read_text().strip()
+    assert text.startswith("RB.put(") and text.endswith(");")
+    name, _, body = text[len("RB.put("):-2].partition(",")
+    return {json.loads(name): json.loads(body)}
+
+
+def test_toy_suite_is_audited(toy, tmp_path):
+    env, suite = toy
+    done = cli("audit", str(suite), "--out", str(tmp_path / "fair"), env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "fair" / "audit.json").read_text())
+    assert report["benchmark"] == "toybench" and report["n"] == N and report["passed"]
+    assert set(report["agents"]) == {"toy-random", "toy-first"}
+    assert (tmp_path / "fair" / "audit.png").stat().st_size > 0
+
+    # a shortcut: red is always the first frame, so always-the-first finds it without looking
+    shortcut = write_suite(tmp_path / "shortcut", N)
+    data = json.loads((shortcut / "toybench.json").read_text())
+    for case in data["cases"]:
+        frames = case["frames"]
+        i = frames.index("red")
+        frames[0], frames[i] = frames[i], frames[0]
+    (shortcut / "toybench.json").write_text(json.dumps(data))
+    done = cli("audit", str(shortcut), "--out", str(tmp_path / "unfair"), env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads((tmp_path / "unfair" / "audit.json").read_text())
+    assert [c["name"] for c in report["checks"] if not c["passed"]] == ["toy-first on red"]
 
 
 def test_toy_options_are_checked_and_exist_only_when_registered(toy, tmp_path):

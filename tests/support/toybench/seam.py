@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from toybench.options import OPTIONS
-from toybench.suite import answer, is_suite, load_suite
+from toybench.suite import FILE, answer, is_suite, load_suite
 
 from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
 from recallbench.executor.shards import parse_shard
@@ -20,6 +20,13 @@ def planned(cases: list[dict[str, Any]], limit: int | None,
     return [c for c in cases if part is None or part.picks(c["id"])]
 
 
+def grade(case: dict[str, Any], record: Record, target: str) -> Row:
+    """One recorded case's row (the scorer's, the viewer's and the audit's)."""
+    right = record.get("frame") == answer(case, target)
+    failure = "error" if record.get("error") else (None if right else "wrong frame")
+    return {"accuracy": 1.0 if right else 0.0, "colour": target, "failure": failure}
+
+
 def score(given: ScoreInput) -> list[Row]:
     manifest = given.manifest
     cases = given.suite or load_suite(Path(manifest["data"]))
@@ -30,10 +37,7 @@ def score(given: ScoreInput) -> list[Row]:
             if not given.subset:
                 rows.append({"accuracy": 0.0, "failure": "missing"})
             continue
-        right = record.get("frame") == answer(case, manifest["target_colour"])
-        failure = "error" if record.get("error") else (None if right else "wrong frame")
-        rows.append({"accuracy": 1.0 if right else 0.0, "colour": manifest["target_colour"],
-                     "failure": failure})
+        rows.append(grade(case, record, manifest["target_colour"]))
     return rows
 
 
@@ -56,4 +60,10 @@ BENCHMARK = Benchmark(
     runner="toybench.runner:RUNNER",
     options=OPTIONS,
     agent_methods=("pick_frame",),
+    # view and audit: named, loaded by the layer that shows or audits it
+    case_reader="toybench.viewer:run_cases",
+    viewer_slices={"category": "colour asked", "group": "frames per case"},
+    viewer_page="frames",
+    auditor="toybench.audit",
+    suite_files=FILE,
 )
