@@ -446,7 +446,7 @@ def test_ctrl_c_names_the_exact_command_that_finishes(tmp_path, capsys, fd_suite
         line = one_line_error(err)
         assert line.endswith(f"interrupted; finish with: {finish}"), line
         assert "--resume" not in line
-    monkeypatch.setattr("recallbench.run.findingdory.run_cases", interrupted)
+    monkeypatch.setattr("recallbench.run.findingdory_runner.run_cases", interrupted)
     fd = ["findingdory", "--data", str(fd_suite), "--agent", "oracle", "--frames", "40",
           "--out", str(tmp_path / "fd"), "--overwrite"]
     status, err = call(fd, capsys)

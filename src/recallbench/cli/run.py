@@ -244,6 +244,19 @@ def _demo_suites(suites: Path, workers: int, seed: int = 0) -> list[str]:
     return made
 
 
+def _usable(bench: str, path: Path) -> bool:
+    """Whether a demo suite loads: one whose generation failed may exist yet hold nothing (an
+    empty qa.json); it is then left out like a missing one, with the reason, not the demo's end."""
+    from recallbench.benchmarks.registry import get_benchmark
+
+    try:
+        get_benchmark(bench).load_suite(path)
+    except InputError as exc:
+        print_warning(f"the demo's {bench} suite cannot be used: {exc}")
+        return False
+    return True
+
+
 def _handle_demo(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -265,6 +278,7 @@ def _handle_demo(args: argparse.Namespace) -> int:
         suites = detect_suites(out / "suites")
     except InputError:  # neither suite could be generated: said below, with the report
         suites = {}
+    suites = {bench: path for bench, path in suites.items() if _usable(bench, path)}
     agent_args: dict[str, dict[str, Any]] = {"text-memory": dict(DEMO_TEXT_MEMORY_ARGS)}
     left_out: set[str] = set()
     if not embeddings_available():
@@ -273,6 +287,9 @@ def _handle_demo(args: argparse.Namespace) -> int:
         left_out, agent_args = {"text-memory"}, {}
     by_bench = {bench: [a for a in agents if a not in left_out]
                 for bench, _, _, agents in _demo_plan() if bench in suites}
+    # arguments only for agents that run (text-memory's go with its suite)
+    agent_args = {a: v for a, v in agent_args.items()
+                  if any(a in names for names in by_bench.values())}
     # every option at its declared default (FindingDory's K is DEMO_FRAMES)
     prepared, plan = prepare_runs(suites, {}, [], by_bench, agent_args, seed=0)
     opts = CompareOptions(workers=workers, agent_args=agent_args, quiet_runs=True,
