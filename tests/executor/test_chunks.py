@@ -15,19 +15,7 @@ import pytest
 
 from recallbench.executor import ProcessExecutor, Task, TaskResult
 from recallbench.executor.chunks import ChunkSizer
-
-HANDLER = "support.scenemem_fixtures.tasks:work"
-
-
-def run_all(tasks: list[Task], **kwargs) -> dict[str, TaskResult]:
-    with ProcessExecutor(HANDLER, **kwargs) as ex:
-        for t in tasks:
-            ex.submit(t)
-        out: dict[str, TaskResult] = {}
-        for r in ex.results():
-            assert r.key not in out, "a task was reported twice"
-            out[r.key] = r
-    return out
+from support.executor_runs import HANDLER, run_all
 
 
 def chunk_of_six(calls: Path, fault: dict) -> list[Task]:

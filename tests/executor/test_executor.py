@@ -7,20 +7,8 @@ import time
 
 import pytest
 
-from recallbench.executor import ProcessExecutor, Task, TaskResult
-
-HANDLER = "support.scenemem_fixtures.tasks:work"
-
-
-def run_all(tasks: list[Task], **kwargs) -> dict[str, TaskResult]:
-    with ProcessExecutor(HANDLER, **kwargs) as ex:
-        for t in tasks:
-            ex.submit(t)
-        out: dict[str, TaskResult] = {}
-        for r in ex.results():
-            assert r.key not in out, "a task was reported twice"
-            out[r.key] = r
-    return out
+from recallbench.executor import ProcessExecutor, Task
+from support.executor_runs import HANDLER, run_all
 
 
 def test_every_task_runs_once_in_a_subprocess():
