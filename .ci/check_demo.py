@@ -47,7 +47,7 @@ def main(demo: Path) -> int:
     if "scenemem" in oracle and oracle["scenemem"] < 0.95:
         problems.append(f"scenemem: oracle {oracle['scenemem']:.1%} < 95%")
     if "findingdory" in oracle:
-        k = comparison["options"]["frames"]
+        k = comparison["benchmarks"]["findingdory"]["options"]["frames"]  # each benchmark's own
         suite = load_suite(demo / "suites" / "findingdory")
         solvable = sum(solvable_at(c, k) for c in suite.cases) / len(suite.cases)
         if abs(oracle["findingdory"] - solvable) > 0.01:
