@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("ray", reason="needs the ray extra: pip install 'recallbench[ray]'")
 
 from recallbench.executor import Task, make_executor  # noqa: E402
+from support.fault_support import alive  # noqa: E402
 from support.ray_cluster import CLIENT_ENV, RayCluster  # noqa: E402
 from support.scenemem_fixtures.build import (  # noqa: E402
     MINI_FACTORY,
@@ -138,15 +139,6 @@ def test_executor_on_the_cluster_fails_crashes_and_hung_tasks_only(cluster, monk
     assert out["hang"].error.startswith("timeout: exceeded 20 s")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as f:  # a zombie is dead too
-        return f.read().split()[2] != "Z"
-
-
 def test_a_fault_in_a_chunk_on_ray_fails_only_the_running_task(cluster, monkeypatch, tmp_path):
     from recallbench.executor.ray import RayExecutor
 
@@ -189,11 +181,11 @@ def test_actors_are_started_once_for_all_executors_of_a_run(cluster, monkeypatch
         first = pids(3)
         second = pids(3)  # another benchmark, another agent: the same actor
         assert len(first) == 1 and second == first
-        assert all(_alive(pid) for pid in first)
+        assert all(alive(pid) for pid in first)
     deadline = time.monotonic() + 60  # stopped at the block's end
-    while any(_alive(pid) for pid in first) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in first) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert not any(_alive(pid) for pid in first)
+    assert not any(alive(pid) for pid in first)
     assert pids(2).isdisjoint(first)  # outside a block: actors of its own
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from support.chat_server import ChatServer, Reply
-from support.fault_support import RECALLBENCH, SRC, cli, error_lines, records, squash
+from support.fault_support import RECALLBENCH, SRC, alive, cli, error_lines, records, squash
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 
 # ------------------------------------------------------------ finding 5: the API key echoed
@@ -348,15 +348,6 @@ class Crashing:
 '''
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as f:  # a zombie is dead too
-        return f.read().split()[2] != "Z"
-
-
 @pytest.mark.slow
 def test_crashing_findingdory_agents_fail_their_case_only(tmp_path):
     from support.findingdory_suite import build_suite
@@ -386,7 +377,7 @@ def test_crashing_findingdory_agents_fail_their_case_only(tmp_path):
     for key in ("ep_a-0", "ep_b-3", "ep_b-4", "ep_b-5"):
         assert by_key[key]["frame_indices"] == [0] and "agent_error" not in by_key[key]
     child = int((tmp_path / "calls.txt.child").read_text())
-    assert not _alive(child)  # ended with the worker that started it
+    assert not alive(child)  # ended with the worker that started it
     assert (run / "workers.log").stat().st_size < 200_000  # 5 MB printed, capped per case
     asked = calls.read_text().splitlines()
     assert proc.returncode == 0 and len(asked) == 12

@@ -53,3 +53,13 @@ def fd_rows(tmp_path: Path, **override: object) -> Path:
 
 def records(run_dir: Path) -> list[dict]:
     return [json.loads(line) for line in (run_dir / "runlog.jsonl").read_text().splitlines()]
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` is running (a zombie counts as dead)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split()[2] != "Z"
