@@ -148,14 +148,20 @@ def test_door_opens_when_the_gripper_pulls_its_handle(kitchen):
     assert env.sim.data.get_joint_qpos(joint) == pytest.approx(opened, abs=0.05)
 
 
-def test_grasp_lifts_an_object_and_release_drops_it():
-    env = HomeEnv(seed=0, kind="kitchen")
+def _counter_object(env: HomeEnv) -> tuple[dict, dict]:
+    """An object that starts on a counter, and that counter (its receptacle)."""
     obj = next(
         o for o in env.world_meta["objects"] if o["initial_location"]["name"].startswith("counter")
     )
     rec = next(
         r for r in env.world_meta["receptacles"] if r["name"] == obj["initial_location"]["name"]
     )
+    return obj, rec
+
+
+def test_grasp_lifts_an_object_and_release_drops_it():
+    env = HomeEnv(seed=0, kind="kitchen")
+    obj, rec = _counter_object(env)
     env.teleport(rec["approach_pose"])
     start = env.sim.data.get_body_xpos(obj["body_name"])
     assert _drive_eef_to(env, start, 80) < 0.02
@@ -183,12 +189,7 @@ def _grasp_day(env: HomeEnv, plain: bool) -> list[bytes]:
     alone (the reuse off)."""
     if plain:
         env._stepper.can_skip = False
-    obj = next(
-        o for o in env.world_meta["objects"] if o["initial_location"]["name"].startswith("counter")
-    )
-    rec = next(
-        r for r in env.world_meta["receptacles"] if r["name"] == obj["initial_location"]["name"]
-    )
+    obj, rec = _counter_object(env)
     env.teleport(rec["approach_pose"])
     start = env.sim.data.get_body_xpos(obj["body_name"])
     states: list[bytes] = []
