@@ -5,7 +5,9 @@ the same predictions, the in-process floor (loading the suite plus scoring), in 
 Both are the real commands as a user runs them (a fresh interpreter each), alternating so both
 see the same machine load; the score command reads the predictions the first run recorded.
 Printed: the median wall time of each over ``--repeats`` runs and their ratio (target <= 1.5x),
-and the same for user+system CPU (the run's includes its worker's).
+the same for user+system CPU (the run's includes its worker's), each run's ratio beside the
+median's, and the load average the machine had (the ratios are the figures to quote on a shared
+machine). The scratch folder (runs, predictions) is removed at the end, also on failure.
 
     .venv/bin/python bench/bench_executor.py [--data FILE] [--repeats 3] [--workers 1]
 """
@@ -16,6 +18,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -63,6 +66,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="bench-executor-"))
+    try:
+        measure(args, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, scratch: Path) -> None:
     run_args = ["findingdory", "--data", str(args.data), "--agent", "random", "--workers",
                 str(args.workers), "--format", "json", "--overwrite", "--out"]
     preds = scratch / "predictions.jsonl"
@@ -72,18 +82,22 @@ def main() -> None:
                   "--format", "json"]
     runs: list[tuple[float, float]] = []
     scores: list[tuple[float, float]] = []
+    load_before = os.getloadavg()[0]
     for i in range(args.repeats):
         runs.append(timed([*run_args, str(scratch / f"run{i}")]))
         scores.append(timed(score_args))
+        shutil.rmtree(scratch / f"run{i}", ignore_errors=True)
+    load = (load_before + os.getloadavg()[0]) / 2
     run_wall, score_wall = (statistics.median(w for w, _ in x) for x in (runs, scores))
     run_cpu, score_cpu = (statistics.median(c for _, c in x) for x in (runs, scores))
-    print(f"{cases} cases, agent random, {args.workers} worker(s); medians of {args.repeats}")
+    each = ", ".join(f"{r[0] / s[0]:.2f}x" for r, s in zip(runs, scores, strict=True))
+    print(f"{cases} cases, agent random, {args.workers} worker(s); medians of {args.repeats}; "
+          f"load average {load:.1f} on {os.cpu_count()} cores")
     print(f"{'':30s} {'wall s':>8s} {'cpu s':>8s}")
     print(f"{'findingdory score (floor)':30s} {score_wall:8.2f} {score_cpu:8.2f}")
     print(f"{'findingdory --agent random':30s} {run_wall:8.2f} {run_cpu:8.2f}")
     print(f"run / score: wall {run_wall / score_wall:.2f}x (target <= {TARGET}x)   "
-          f"cpu {run_cpu / score_cpu:.2f}x")
-
+          f"cpu {run_cpu / score_cpu:.2f}x   (each run's wall ratio: {each})")
 
 if __name__ == "__main__":
     main()

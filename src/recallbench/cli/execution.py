@@ -8,8 +8,10 @@ manifest as provenance. A shard is part of a run's settings (a resume must name 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
+from collections.abc import Iterator
 
 from recallbench.errors import UsageError
 from recallbench.executor import EXECUTORS, ExecutorSettings
@@ -39,6 +41,22 @@ def execution_settings(args: argparse.Namespace, workers: int | None) -> Executo
     if args.executor == "ray" and not _installed("ray"):
         raise UsageError("--executor", "ray is not installed: pip install 'recallbench[ray]'")
     return ExecutorSettings(args.executor, workers or os.cpu_count() or 1, args.address)
+
+
+@contextlib.contextmanager
+def prestarted(args: argparse.Namespace, handler: str, workers: int | None,
+               limit: int | None = None) -> Iterator[None]:
+    """Local workers for ``handler`` started at once, before the command loads its suite, and
+    stopped at the block's end if no executor took them (``executor.prestart``). Nothing for
+    Ray, or for flags that do not parse (their checks raise the one-line error later)."""
+    n = min(workers, limit) if isinstance(workers, int) and isinstance(limit, int) else workers
+    if args.executor != "local" or not isinstance(n, int) or n < 1:
+        yield
+        return
+    from recallbench.executor.local import prestart
+
+    with prestart(handler, n):
+        yield
 
 
 def shard_of(args: argparse.Namespace) -> Shard | None:

@@ -39,6 +39,16 @@ def _build_agent(config: Any) -> Any:
 
 
 def _handle_run(args: argparse.Namespace) -> int:
+    """Run with the agent's worker processes started first: their start overlaps this
+    process's imports and the suite's loading."""
+    from recallbench.cli.execution import prestarted
+    from recallbench.run.findingdory_worker import ANSWER_HANDLER
+
+    with prestarted(args, ANSWER_HANDLER, args.workers, args.limit):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     """Parse and check before work, run through the FindingDory runner, score, print."""
     from rich.console import Console
 

@@ -21,11 +21,13 @@ if TYPE_CHECKING:
         TaskResult,
         import_handler,
         move_output,
+        prestart,
     )
 
 # Loaded on first use: the local backend imports numpy (results.py) and multiprocessing, which
 # `recallbench --help` and every command's flags (EXECUTORS, ExecutorSettings) must not pay for.
-_LOCAL = ("Executor", "ProcessExecutor", "Task", "TaskResult", "import_handler", "move_output")
+_LOCAL = ("Executor", "ProcessExecutor", "Task", "TaskResult", "import_handler", "move_output",
+          "prestart")
 
 
 def __getattr__(name: str) -> Any:
@@ -77,4 +79,4 @@ def executor_for(settings: ExecutorSettings, handler: str, *, timeout: float | N
 
 
 __all__ = ["EXECUTORS", "Executor", "ExecutorSettings", "ProcessExecutor", "Task", "TaskResult",
-           "executor_for", "import_handler", "make_executor", "move_output"]
+           "executor_for", "import_handler", "make_executor", "move_output", "prestart"]

@@ -43,6 +43,10 @@ MAX_STARTUP_FAILURES = 3
 # The largest chunk handed to a busy worker: the pipe (a socket buffer of ~200 KB on Linux)
 # takes it whole, so the runner never blocks on a worker that is itself blocked sending.
 PREFETCH_BYTES = 64 * 1024
+# A worker running a chunk reports each task as it ends; waking for each report would cost the
+# runner more than a cheap task costs the worker. While every worker that wrote still has more
+# tasks of its chunk in hand, the runner waits this long and reads what came meanwhile at once.
+GATHER_SECONDS = 0.002
 # Of one task's stdout/stderr, this much reaches the log; a policy printing 100 KB per step
 # must not grow it by megabytes per test.
 OUTPUT_CAP = 64 * 1024
@@ -117,13 +121,7 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
     # Its own process group: the executor ends the worker together with any child process a
     # policy started, and a Ctrl-C at the terminal reaches only the parent, which stops us.
     os.setpgrp()
-    spool = None
-    if log_path:  # keep simulator chatter out of the parent's progress display
-        spool = _spool_path(log_path, os.getpid())
-        fd = open_no_follow(Path(spool), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
+    spool = _spool_output(log_path) if log_path else None
     handler = import_handler(handler_ref)
     conn.send_bytes(ready_message(os.getpid()))
     while True:
@@ -133,8 +131,22 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
             return
         if chunk is None:
             return
+        if isinstance(chunk, str):  # a prestarted worker joins its executor: that run's log
+            log_path, spool = chunk, _spool_output(chunk)
+            continue
         for key, payload in chunk:  # one at a time, each reported as it ends
             conn.send_bytes(_run_task(handler, key, payload, spool, log_path))
+
+
+def _spool_output(log_path: str) -> str:
+    """Send this worker's stdout and stderr to its spool beside ``log_path``: simulator chatter
+    stays out of the parent's progress display, and reaches the log task by task."""
+    spool = _spool_path(log_path, os.getpid())
+    fd = open_no_follow(Path(spool), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    return spool
 
 
 def _run_task(handler: Callable[[Any], Any], key: str, payload: Any, spool: str | None,
@@ -232,11 +244,12 @@ class ProcessExecutor(TaskPool):
         self._chunks = ChunkSizer(fixed=chunk)  # chunk: a fixed size; None sizes by wall time
         super().__init__()
         self._startup_failures = 0
+        self._task_bytes = 0.0  # pickled bytes per task in the last chunk sent
         # every worker's socket and process sentinel, registered once for the pool's lifetime
         self._selector = selectors.DefaultSelector()
 
     def _new_worker(self) -> _Worker:
-        w = _Worker(self._ctx, self.handler, self.log_path)
+        w = _adopt(self.handler, self.log_path) or _Worker(self._ctx, self.handler, self.log_path)
         self._selector.register(w.fd, selectors.EVENT_READ, (w, "conn"))
         self._selector.register(w.proc.sentinel, selectors.EVENT_READ, (w, "sentinel"))
         return w
@@ -255,8 +268,11 @@ class ProcessExecutor(TaskPool):
             if w.tasks and not (len(w.tasks) <= self._chunks.refill_at(n)
                                 and len(w.tasks) < w.last_chunk):
                 continue  # busy: refilled only once it has read the last chunk and nears its end
+            if w.tasks and self._task_bytes:  # sized to fit from the start: pickled once
+                n = max(1, min(n, int(PREFETCH_BYTES / self._task_bytes)))
             chunk = [self._queue.popleft() for _ in range(min(n, len(self._queue)))]
             data = _pickled(chunk)
+            self._task_bytes = len(data) / len(chunk)
             # A busy worker reads its next chunk only after its current one, and meanwhile may
             # block sending us a large result: a chunk that fits the empty pipe never blocks us.
             while w.tasks and len(data) > PREFETCH_BYTES and len(chunk) > 1:
@@ -343,6 +359,10 @@ class ProcessExecutor(TaskPool):
             first = min(w.started for w in self._busy()) + self.timeout
             timeout = max(0.0, first - now)
         events = self._selector.select(timeout) if self._pool else []
+        if events and GATHER_SECONDS and all(
+                kind == "conn" and len(w.tasks) > 1 for (w, kind) in (k.data for k, _ in events)):
+            time.sleep(GATHER_SECONDS)  # more results are coming: read them in one go
+            events = self._selector.select(0)
         ready = {(id(key.data[0]), key.data[1]) for key, _ in events}
         for w in list(self._pool):
             readable = (id(w), "conn") in ready
@@ -373,3 +393,43 @@ class ProcessExecutor(TaskPool):
             w.proc.join(max(0.0, deadline - time.monotonic()))
             self._kill(w)
         self._pool.clear()
+
+
+# Workers started before their executor exists (``prestart``), by handler.
+_prestarted: dict[str, list[_Worker]] = {}
+
+
+@contextlib.contextmanager
+def prestart(handler: str, workers: int) -> Iterator[list[int]]:
+    """Start ``workers`` processes for ``handler`` now, before the command knows its tasks:
+    spawning a worker and its imports (a second or more) then overlap the command's own start
+    (its imports, loading the suite, building the tasks) instead of following it. The block's
+    executors of that handler take them before starting their own; a taken worker is told its
+    executor's log first. Those not taken are stopped when the block ends. Until it is taken a
+    worker's output (its imports only) goes to the command's stderr. Yields their pids."""
+    ctx = mp.get_context("spawn")
+    started = [_Worker(ctx, handler, None) for _ in range(max(0, workers))]
+    _prestarted.setdefault(handler, []).extend(started)
+    try:
+        yield [w.proc.pid for w in started if w.proc.pid is not None]
+    finally:
+        waiting = _prestarted.get(handler, [])
+        for w in started:
+            if w in waiting:
+                waiting.remove(w)
+                w.kill()  # never given a task: nothing of a run is lost
+        if not waiting:
+            _prestarted.pop(handler, None)
+
+
+def _adopt(handler: str, log_path: str | None) -> _Worker | None:
+    """A prestarted worker for ``handler``, now writing to ``log_path``; None when none waits."""
+    waiting = _prestarted.get(handler)
+    if not waiting:
+        return None
+    w = waiting.pop(0)
+    w.log_path = log_path
+    if log_path:  # before any chunk (one pipe, in order); a dead worker shows on its sentinel
+        with contextlib.suppress(OSError):
+            w.conn.send(log_path)
+    return w

@@ -24,7 +24,7 @@ from recallbench.benchmarks.findingdory.seam import planned_cases
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
 from recallbench.executor.shards import Shard
-from recallbench.run.findingdory_worker import AgentSpec, spec_dict
+from recallbench.run.findingdory_worker import ANSWER_HANDLER, AgentSpec, spec_dict
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
 from recallbench.run.lock import run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
@@ -33,7 +33,7 @@ from recallbench.video.reader import check_video
 
 # Wall-clock seconds one case may take (a VLM request with its retries fits many times over);
 # a hung agent then costs its case, not the run. --case-timeout overrides it.
-WORKER_HANDLER = "recallbench.run.findingdory_worker:answer_case"
+WORKER_HANDLER = ANSWER_HANDLER
 LL_HANDLER = "recallbench.run.findingdory_worker:act_out_episode"
 
 

@@ -12,7 +12,6 @@ from typing import Any, cast
 
 from rich.progress import track
 
-from recallbench.agents.ll_policies import load_ll_policy
 from recallbench.agents.registry import DEFAULT_LL_POLICY
 from recallbench.agents.remote import RemoteLLPolicy, check_server, is_remote_policy
 from recallbench.benchmarks.findingdory.checks import check_frames, check_videos
@@ -87,6 +86,10 @@ class FindingDoryRunner(BenchmarkRunner):
             except ValueError as exc:
                 raise UsageError("", str(exc)) from None
             return RemoteLLPolicy(name)
+        # here, not at the top: the navigation policies import scipy (~1 s), which only the LL
+        # phase needs, and every FindingDory run imports this module
+        from recallbench.agents.ll_policies import load_ll_policy
+
         try:
             return load_ll_policy(name, **config.ll_policy_arg)
         except (ValueError, TypeError, ImportError) as exc:

@@ -18,6 +18,10 @@ from recallbench.benchmarks.findingdory.protocol import FrameAnswer, FrameQuery,
 from recallbench.errors import InputError
 from recallbench.executor.results import encode_result
 
+# The executor's handler for one case ("module:function"); `recallbench findingdory` starts
+# its workers with it before loading the suite (``executor.prestart``).
+ANSWER_HANDLER = "recallbench.run.findingdory_worker:answer_case"
+
 
 @dataclass(frozen=True)
 class AgentSpec:

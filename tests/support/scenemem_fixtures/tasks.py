@@ -23,4 +23,6 @@ def work(payload: dict[str, Any]) -> dict[str, Any]:
         os._exit(7)
     elif action == "sigkill":  # as the kernel's OOM killer would
         os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "print":  # chatter, as a simulator's: the worker's spool takes it
+        print(f"chatter from task {payload['x']}", flush=True)
     return {"x": payload["x"], "square": payload["x"] ** 2, "pid": os.getpid()}
