@@ -55,6 +55,25 @@ def test_a_prestarted_worker_that_died_is_replaced_and_its_case_still_runs(tmp_p
     assert result.value["pid"] != pids[0]
 
 
+def test_a_stopped_worker_still_runs_its_exit_handlers(tmp_path):
+    # a worker ends without the interpreter's teardown (the runner waited for it at every
+    # executor's close), but what an agent registered to run at exit still runs
+    marks = tmp_path / "exit.txt"
+    with ProcessExecutor(HANDLER, workers=1) as ex:
+        ex.submit(Task("t", {"x": 1, "do": "atexit", "file": str(marks)}))
+        (result,) = list(ex.results())
+    assert marks.read_text() == f"exit {result.value['pid']}\n"
+
+
+@pytest.fixture(scope="module")
+def qa(tmp_path_factory) -> str:
+    """The first 40 questions of the public val set: the same format, loaded in a blink."""
+    rows = json.loads(FINDINGDORY_VAL_QA.read_text())[:40]
+    path = tmp_path_factory.mktemp("qa") / "qa.json"
+    path.write_text(json.dumps(rows))
+    return str(path)
+
+
 @pytest.fixture
 def load_order(monkeypatch):
     """The events of a run, in order: the suite's loading, and which worker processes of this
@@ -70,9 +89,9 @@ def load_order(monkeypatch):
     return events
 
 
-def test_findingdory_starts_its_worker_before_loading_the_suite(tmp_path, load_order):
+def test_findingdory_starts_its_worker_before_loading_the_suite(tmp_path, qa, load_order):
     out = tmp_path / "run"
-    assert main(["findingdory", "--data", str(FINDINGDORY_VAL_QA), "--agent", "random",
+    assert main(["findingdory", "--data", qa, "--agent", "random",
                  "--limit", "30", "--workers", "2", "--out", str(out), "--format", "json"]) == 0
     (event, workers), = load_order
     assert event == "load suite" and len(workers) == 2  # both spawned before the suite loaded
@@ -81,21 +100,22 @@ def test_findingdory_starts_its_worker_before_loading_the_suite(tmp_path, load_o
     assert not any(alive(p) for p in workers) and not mp.active_children()
 
 
-def test_fewer_cases_than_workers_start_fewer_and_a_user_error_leaves_none(tmp_path, load_order):
-    assert main(["findingdory", "--data", str(FINDINGDORY_VAL_QA), "--agent", "random",
+def test_fewer_cases_than_workers_start_fewer_and_a_user_error_leaves_none(tmp_path, qa,
+                                                                          load_order):
+    assert main(["findingdory", "--data", qa, "--agent", "random",
                  "--limit", "1", "--workers", "2", "--out", str(tmp_path / "a"),
                  "--format", "json"]) == 0
     assert len(load_order[0][1]) == 1
     load_order.clear()
     # a bad agent is refused after the suite loaded; the worker started for it is stopped
-    assert main(["findingdory", "--data", str(FINDINGDORY_VAL_QA), "--agent", "nosuch",
+    assert main(["findingdory", "--data", qa, "--agent", "nosuch",
                  "--out", str(tmp_path / "b")]) == 2
     (_, workers), = load_order
     assert len(workers) == 1 and not any(alive(p) for p in workers)
     assert not mp.active_children() and not (tmp_path / "b").exists()
 
 
-def test_a_bad_worker_count_starts_nothing(tmp_path, load_order):
-    assert main(["findingdory", "--data", str(FINDINGDORY_VAL_QA), "--agent", "random",
+def test_a_bad_worker_count_starts_nothing(tmp_path, qa, load_order):
+    assert main(["findingdory", "--data", qa, "--agent", "random",
                  "--workers", "0", "--out", str(tmp_path / "c")]) == 2
     assert load_order == [] and not mp.active_children()

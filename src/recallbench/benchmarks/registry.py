@@ -47,10 +47,14 @@ def _plugins() -> dict[str, Benchmark]:
 
 
 @cache
+def _builtin(name: str) -> Benchmark:
+    bench: Benchmark = importlib.import_module(f"{BUILTIN[name]}.seam").BENCHMARK
+    return bench
+
+
+@cache
 def _benchmarks() -> dict[str, Benchmark]:
-    builtin = {name: importlib.import_module(f"{package}.seam").BENCHMARK
-               for name, package in BUILTIN.items()}
-    return {**builtin, **_plugins()}
+    return {**{name: _builtin(name) for name in BUILTIN}, **_plugins()}
 
 
 def declared_options(plugins: bool = True) -> dict[str, tuple[Option, ...]]:
@@ -73,6 +77,11 @@ def __getattr__(name: str) -> Any:
 
 
 def get_benchmark(name: object, where: str | Path = "benchmark") -> Benchmark:
+    if isinstance(name, str) and name in BUILTIN:
+        # only its own seam: a FindingDory run need not import SceneMem's (pydantic, ~0.2 s);
+        # the plugins are still read, so a broken one is named whatever is asked for
+        _plugins()
+        return _builtin(name)
     benchmarks = _benchmarks()
     if not isinstance(name, str) or name not in benchmarks:
         raise InputError(where, "benchmark", f"unknown benchmark {name!r} (known: "

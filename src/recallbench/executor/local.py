@@ -14,6 +14,7 @@ chunk that had not started go back to the front of the queue.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import multiprocessing as mp
@@ -130,12 +131,24 @@ def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid:
         except (EOFError, OSError):
             return
         if chunk is None:
-            return
+            _exit_now()
         if isinstance(chunk, str):  # a prestarted worker joins its executor: that run's log
             log_path, spool = chunk, _spool_output(chunk)
             continue
         for key, payload in chunk:  # one at a time, each reported as it ends
             conn.send_bytes(_run_task(handler, key, payload, spool, log_path))
+
+
+def _exit_now() -> None:
+    """Told to stop, no task running: end without the interpreter's teardown (freeing every
+    module takes a loaded machine up to half a second, and the runner waits for it). The exit
+    handlers registered (an agent's, multiprocessing's) still run and the output is flushed."""
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    with contextlib.suppress(BaseException):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(0)
 
 
 def _spool_output(log_path: str) -> str:

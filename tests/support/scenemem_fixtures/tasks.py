@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import time
@@ -23,6 +24,9 @@ def work(payload: dict[str, Any]) -> dict[str, Any]:
         os._exit(7)
     elif action == "sigkill":  # as the kernel's OOM killer would
         os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "atexit":  # cleanup an agent registers: it runs when the worker stops
+        path = payload["file"]
+        atexit.register(lambda: open(path, "a").write(f"exit {os.getpid()}\n"))
     elif action == "print":  # chatter, as a simulator's: the worker's spool takes it
         print(f"chatter from task {payload['x']}", flush=True)
     return {"x": payload["x"], "square": payload["x"] ** 2, "pid": os.getpid()}
