@@ -9,6 +9,11 @@ import time
 from typing import Any
 
 
+def _note_exit(path: str) -> None:
+    with open(path, "a") as f:
+        f.write(f"exit {os.getpid()}\n")
+
+
 def work(payload: dict[str, Any]) -> dict[str, Any]:
     """Does what the payload asks: compute, sleep, raise, or kill its own process; with
     ``calls`` (a file) it first appends its ``x`` there, so a test sees what ran how often."""
@@ -25,8 +30,7 @@ def work(payload: dict[str, Any]) -> dict[str, Any]:
     elif action == "sigkill":  # as the kernel's OOM killer would
         os.kill(os.getpid(), signal.SIGKILL)
     elif action == "atexit":  # cleanup an agent registers: it runs when the worker stops
-        path = payload["file"]
-        atexit.register(lambda: open(path, "a").write(f"exit {os.getpid()}\n"))
+        atexit.register(_note_exit, payload["file"])
     elif action == "print":  # chatter, as a simulator's: the worker's spool takes it
         print(f"chatter from task {payload['x']}", flush=True)
     return {"x": payload["x"], "square": payload["x"] ** 2, "pid": os.getpid()}
