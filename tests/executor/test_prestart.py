@@ -119,3 +119,15 @@ def test_a_bad_worker_count_starts_nothing(tmp_path, qa, load_order):
     assert main(["findingdory", "--data", qa, "--agent", "random",
                  "--workers", "0", "--out", str(tmp_path / "c")]) == 2
     assert load_order == [] and not mp.active_children()
+
+
+def test_ctrl_c_before_the_worker_was_taken_stops_it(tmp_path, qa, load_order, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C, after the suite loaded, before any case ran
+
+    monkeypatch.setattr(findingdory_runner, "run_cases", interrupted)
+    assert main(["findingdory", "--data", qa, "--agent", "random", "--out",
+                 str(tmp_path / "e")]) == 130
+    (_, workers), = load_order
+    assert len(workers) == 1 and not any(alive(p) for p in workers)
+    assert not mp.active_children()
