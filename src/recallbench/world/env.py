@@ -161,10 +161,7 @@ class HomeEnv(gym.Env):
             for i in range(m.njnt)
             if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE
         }
-        self._targets: list[float] = [0.0] * len(arm)  # plain floats: step() does their arithmetic
-        self._grasp_eqs = np.array(
-            [i for i in range(m.neq) if m.equality(i).name.startswith("grasp_")], dtype=int
-        )
+        self._grasp_eqs = np.array(sorted(self._grasp_eq.values()), dtype=int)
         # step() reads these every call: views of the data's arrays (valid for its life), ids
         self._ctrl, self._qpos, self._userdata = self.data.ctrl, self.data.qpos, self.data.userdata
         self._arm_ctrl = index_or_slice(self._arm_act)
@@ -192,8 +189,8 @@ class HomeEnv(gym.Env):
         """After a state load: arm targets follow the state, grasp weld pose is restored."""
         d, m = self.data, self.model
         self._stepper.drop()  # the weld pose in the model may change below
-        if full:
-            self._targets = d.ctrl[self._arm_act].tolist()
+        if full:  # arm targets as plain floats: step() does their arithmetic
+            self._targets: list[float] = d.ctrl[self._arm_act].tolist()
         else:
             self._targets = np.clip(d.qpos[self._arm_q], self._arm_lo, self._arm_hi).tolist()
             d.ctrl[self._arm_act] = self._targets
@@ -271,8 +268,7 @@ class HomeEnv(gym.Env):
         return self._get_observations(), 0.0, False, truncated, {}
 
     @property
-    def last_action(self) -> np.ndarray | None:
-        """The clipped action of the last ``step`` (a recorder stores it), None before one."""
+    def last_action(self) -> np.ndarray | None:  # the last step's clipped action, for recorders
         return None if self._last_v is None else np.array(self._last_v)
 
     def base_pose(self) -> np.ndarray:
