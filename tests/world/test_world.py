@@ -224,6 +224,44 @@ def test_step_reusing_the_position_stage_gives_mj_steps_bits():
     assert [i for i, (f, p) in enumerate(zip(fast, plain, strict=True)) if f != p] == []
 
 
+def test_proprio_gathered_in_one_read_equals_the_data_it_reads(kitchen):
+    """The robot state is one gather over MjData's buffer: every key equals a direct read of
+    the arrays it comes from (quaternions as x, y, z, w), the concatenating fallback gives
+    the same bits, and last_action is the clipped action of the last step."""
+    from recallbench.world.observations import RobotState
+
+    env = kitchen
+    env.reset()
+    action = np.zeros(12)
+    action[[0, 7, 9, 10]] = (2.0, 0.5, -0.3, 1.0)
+    env.step(action)
+    assert env.last_action.tolist() == [1.0, 0, 0, 0, 0, 0, 0, 0.5, 0, -0.3, 1.0, 0]
+    d = env.data
+    args = (d, env._base_body, env._eef_site, env._eef_body, env._base_q, env._arm_q)
+    for held in (None, 3):
+        obs = env._robot_state(held is not None, held)
+        wxyz = [1, 2, 3, 0]
+        rel = d.site_xpos[env._eef_site] - d.xpos[env._base_body]
+        yaw = d.qpos[env._base_q[2]]
+        c, s = math.cos(yaw), math.sin(yaw)
+        direct = {
+            "robot0_base_pos": d.xpos[env._base_body],
+            "robot0_base_quat": d.xquat[env._base_body][wxyz],
+            "robot0_base_pose": d.qpos[env._base_q],
+            "robot0_eef_pos": d.site_xpos[env._eef_site],
+            "robot0_eef_quat": d.xquat[env._eef_body][wxyz],
+            "robot0_base_to_eef_pos": [c * rel[0] + s * rel[1], -s * rel[0] + c * rel[1], rel[2]],
+            "robot0_arm_qpos": d.qpos[env._arm_q],
+            "robot0_gripper_qpos": [0.0, 0.0] if held is not None else [0.04, -0.04],
+            "robot0_grasped": [0.0 if held is None else 1.0],
+        }
+        assert list(obs) == list(direct)
+        fallback = RobotState(*args, one_buffer=False)(held is not None, held)
+        for k, v in direct.items():
+            want = np.asarray(v, dtype=np.float64)
+            assert obs[k].tobytes() == want.tobytes() == fallback[k].tobytes(), k
+
+
 def test_discrete_moves_stop_at_walls_and_furniture(kitchen):
     from recallbench.world.navigation import DiscreteAction
 

@@ -107,6 +107,7 @@ class HomeEnv(gym.Env):
         self.render_mode = render_mode
         self.shadows = shadows
         self._ep_meta: dict = {}
+        self._last_v: list[float] | None = None
         self._nav_grid: NavGrid | None = None
         self.action_space = gym.spaces.Box(-1.0, 1.0, (self.action_dim,), dtype=np.float64)
         if xml is None:
@@ -160,7 +161,7 @@ class HomeEnv(gym.Env):
             for i in range(m.njnt)
             if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE
         }
-        self._targets = np.zeros(len(arm))
+        self._grasp_eqs = np.array(sorted(self._grasp_eq.values()), dtype=int)
         # step() reads these every call: views of the data's arrays (valid for its life), ids
         self._ctrl, self._qpos, self._userdata = self.data.ctrl, self.data.qpos, self.data.userdata
         self._arm_ctrl = index_or_slice(self._arm_act)
@@ -188,16 +189,13 @@ class HomeEnv(gym.Env):
         """After a state load: arm targets follow the state, grasp weld pose is restored."""
         d, m = self.data, self.model
         self._stepper.drop()  # the weld pose in the model may change below
-        if full:
-            self._targets[:] = d.ctrl[self._arm_act]
+        if full:  # arm targets as plain floats: step() does their arithmetic
+            self._targets: list[float] = d.ctrl[self._arm_act].tolist()
         else:
-            self._targets[:] = np.clip(d.qpos[self._arm_q], self._arm_lo, self._arm_hi)
+            self._targets = np.clip(d.qpos[self._arm_q], self._arm_lo, self._arm_hi).tolist()
             d.ctrl[self._arm_act] = self._targets
             d.ctrl[self._base_act] = 0.0
-            d.eq_active[:] = [
-                0 if m.equality(i).name.startswith("grasp_") else d.eq_active[i]
-                for i in range(m.neq)
-            ]
+            d.eq_active[self._grasp_eqs] = 0
             if m.nuserdata:
                 d.userdata[:] = 0.0
                 d.userdata[0] = -1.0
@@ -251,9 +249,8 @@ class HomeEnv(gym.Env):
         self, action: Sequence[float] | np.ndarray
     ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         v = clipped_action(action, self.action_dim)
-        self.last_action = np.array(v)  # a recorder stores it (demonstrations)
-        t = arm_targets(self._targets.tolist(), v, self.arm_step, self._bounds)
-        self._targets[:] = t
+        self._last_v = v
+        t = self._targets = arm_targets(self._targets, v, self.arm_step, self._bounds)
         ctrl = self._ctrl
         ctrl[self._arm_ctrl] = t
         if v[6] > 0 and not self._gripper_closed:
@@ -269,6 +266,10 @@ class HomeEnv(gym.Env):
         self._steps += 1
         truncated = self.horizon is not None and self._steps >= self.horizon
         return self._get_observations(), 0.0, False, truncated, {}
+
+    @property
+    def last_action(self) -> np.ndarray | None:  # the last step's clipped action, for recorders
+        return None if self._last_v is None else np.array(self._last_v)
 
     def base_pose(self) -> np.ndarray:
         """(x, y, yaw) of the base in the world."""
