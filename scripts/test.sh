@@ -18,6 +18,15 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh test,robosuite,embeddings,ray,openpi,export
 # Debian's Chromium for the viewer's page tests (Playwright drives it; no browser download)
 bash scripts/apt-install.sh chromium
+# LeRobot needs numpy >= 2 and torch < 2.11 (see pyproject's lerobot extra): its tests run in
+# .venv-lerobot, pinned by constraints-lerobot.txt. Its install (about 8 GB, mostly waiting on
+# downloads and disk) goes on at the lowest priority while the main venv's tests use the cores.
+lerobot_log=$(mktemp "${TMPDIR:-/tmp}/recallbench-lerobot-setup.XXXXXX")
+nice -n 19 setsid bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt \
+    lerobot,test >"$lerobot_log" 2>&1 &
+lerobot_setup=$!
+# setsid: the install is a process group of its own, stopped whole if this script ends first
+trap 'kill -- -$lerobot_setup 2>/dev/null || true; rm -f "$lerobot_log"' EXIT
 export MUJOCO_GL="${MUJOCO_GL:-egl}"
 # The tests start hundreds of recallbench processes: with cached bytecode each one skips
 # recompiling the package (and each xdist worker skips re-rewriting the test modules).
@@ -33,9 +42,12 @@ pytest_in() {  # $1 = the venv, $2 = its marks, then pytest options; prints pyte
 pytest_in .venv "not lerobot" -n "${RECALLBENCH_TEST_WORKERS:-$(nproc)}" --dist loadscope \
     --no-loadscope-reorder
 
-# LeRobot needs numpy >= 2 and torch < 2.11 (see pyproject's lerobot extra): its tests run in
-# .venv-lerobot, pinned by constraints-lerobot.txt. In one process: a handful of tests in two
-# modules, and a worker of their own would pay the torch and LeRobot import a second time.
+# The LeRobot tests, in one process: a handful of tests in two modules, and a worker of their
+# own would pay the torch and LeRobot import a second time.
 echo "== the LeRobot tests, in .venv-lerobot"
-bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt lerobot,test
+if ! wait $lerobot_setup; then
+    cat "$lerobot_log" >&2
+    echo "error: setting up .venv-lerobot failed (its output is above)" >&2
+    exit 1
+fi
 pytest_in .venv-lerobot lerobot
