@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from recallbench.benchmarks.options import Option
 from recallbench.benchmarks.seam import Benchmark
@@ -47,10 +47,13 @@ def _plugins() -> dict[str, Benchmark]:
 
 
 @cache
+def _builtin(name: str) -> Benchmark:
+    return cast(Benchmark, importlib.import_module(f"{BUILTIN[name]}.seam").BENCHMARK)
+
+
+@cache
 def _benchmarks() -> dict[str, Benchmark]:
-    builtin = {name: importlib.import_module(f"{package}.seam").BENCHMARK
-               for name, package in BUILTIN.items()}
-    return {**builtin, **_plugins()}
+    return {**{name: _builtin(name) for name in BUILTIN}, **_plugins()}
 
 
 def declared_options(plugins: bool = True) -> dict[str, tuple[Option, ...]]:
@@ -73,6 +76,8 @@ def __getattr__(name: str) -> Any:
 
 
 def get_benchmark(name: object, where: str | Path = "benchmark") -> Benchmark:
+    if isinstance(name, str) and name in BUILTIN:  # no plugin shadows one: load it alone
+        return _builtin(name)
     benchmarks = _benchmarks()
     if not isinstance(name, str) or name not in benchmarks:
         raise InputError(where, "benchmark", f"unknown benchmark {name!r} (known: "
