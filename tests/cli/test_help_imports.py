@@ -31,3 +31,21 @@ def test_no_command_help_imports_numpy_or_other_heavy_modules() -> None:
     result = json.loads(done.stdout)
     assert {"run", "findingdory", "scenemem", "view", "audit"} <= set(result["commands"])
     assert result["loaded"] == {name: [] for name in result["loaded"]}, result["loaded"]
+
+
+def test_a_findingdory_command_loads_neither_scipy_nor_the_other_benchmark() -> None:
+    """Every `recallbench findingdory` paid ~0.7 s of CPU before its first check: scipy for the
+    navigation maps (used only with --ll) and the SceneMem benchmark's pydantic models (its seam
+    was loaded to find FindingDory's)."""
+    probe = """
+import contextlib, io, json, sys
+from recallbench.cli import main
+with contextlib.redirect_stderr(io.StringIO()):
+    status = main(["findingdory", "--data", "qa.json", "--agent", "random", "--shard", "0/2"])
+print(json.dumps({"status": status, "loaded": sorted(
+    m for m in sys.modules if m.split(".")[0] in ("scipy", "pydantic"))}))
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    result = json.loads(done.stdout)
+    assert result == {"status": 2, "loaded": []}, result

@@ -46,8 +46,10 @@ def _generate(root: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def suite_dir(tmp_path_factory) -> Path:
-    return _generate(tmp_path_factory.mktemp("fd_suite"))
+def suite_dir(findingdory_generated_suite: Path) -> Path:
+    """The run's shared suite: `recallbench generate findingdory` with these knobs
+    (support.findingdory_suite.GENERATE), generated once for every module that reads it."""
+    return findingdory_generated_suite
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,11 @@ import pytest
 
 
 def run_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The temp folder of this whole run: shared by the xdist workers, new for every run."""
+    """The temp folder of this whole run: shared by the xdist workers, new for every run.
+    RECALLBENCH_TEST_SHARED names one instead: scripts/test.sh runs its two lanes as two pytest
+    runs that build each suite once."""
+    if shared := os.environ.get("RECALLBENCH_TEST_SHARED"):
+        return Path(shared)
     base = tmp_path_factory.getbasetemp()
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 

@@ -20,13 +20,15 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
 
 from recallbench.world.nav_lattice import XY, move_intermediates, path_length, subdivide
 from recallbench.world.occupancy import OccupancyGrid
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = ["XY", "NavGrid", "path_length"]
 
@@ -79,6 +81,8 @@ class NavGrid(OccupancyGrid):
             cols.append(node_of[ii + di, jj + dj])
             weights.append(np.full(len(src), math.hypot(di, dj) * self.resolution))
         n = len(cells)
+        from scipy.sparse import csr_matrix  # here: scipy.sparse costs ~0.3 s to import
+
         self._graph = csr_matrix(
             (np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
         )
@@ -125,6 +129,8 @@ class NavGrid(OccupancyGrid):
         if hit is not None:
             self._fields.move_to_end(key)
             return hit
+        from scipy.sparse.csgraph import dijkstra
+
         dist, pred, _ = dijkstra(
             self._graph, directed=True, indices=list(key), min_only=True, return_predecessors=True
         )

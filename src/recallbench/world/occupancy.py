@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import ndimage
 
 from recallbench.errors import InputError
 from recallbench.world.geometry import Footprint
@@ -26,6 +26,14 @@ from recallbench.world.nav_lattice import XY, segment_trace
 if TYPE_CHECKING:  # mujoco is imported lazily: this module must stay cheap to import
     import mujoco
     from typing_extensions import Self  # typing.Self needs Python 3.11
+
+
+def _ndimage() -> ModuleType:
+    """scipy.ndimage, imported on first use: most commands that import the world never build a
+    map, and the import costs about a third of a second."""
+    from scipy import ndimage
+
+    return ndimage
 
 
 class OccupancyGrid:
@@ -116,7 +124,7 @@ class OccupancyGrid:
             ob.rasterise(blocked, origin, resolution, margin=robot_radius)
         # Distance from a floor centre to the floor's edge is about half a cell less than to
         # the nearest off-floor centre.
-        edge = ndimage.distance_transform_edt(floor) * resolution - resolution / 2
+        edge = _ndimage().distance_transform_edt(floor) * resolution - resolution / 2
         navigable = floor & ~blocked & (edge >= robot_radius)
         return cls(navigable, origin, resolution, robot_radius)
 
@@ -124,7 +132,7 @@ class OccupancyGrid:
         """A copy whose free space keeps ``extra`` metres more away from every obstacle."""
         if extra <= 0:
             return self
-        edge = ndimage.distance_transform_edt(self.navigable) * self.resolution
+        edge = _ndimage().distance_transform_edt(self.navigable) * self.resolution
         nav = self.navigable & (edge - self.resolution / 2 >= extra)
         return type(self)(nav, self.origin, self.resolution, self.robot_radius + extra)
 
@@ -159,7 +167,7 @@ class OccupancyGrid:
         if self._clear is None:
             padded = np.zeros((self.shape[0] + 2, self.shape[1] + 2), dtype=bool)
             padded[1:-1, 1:-1] = self.navigable
-            dist = ndimage.distance_transform_cdt(padded, metric="chessboard")[1:-1, 1:-1]
+            dist = _ndimage().distance_transform_cdt(padded, metric="chessboard")[1:-1, 1:-1]
             self._clear = dist
         return self._clear
 
@@ -227,7 +235,7 @@ class OccupancyGrid:
         ii, jj = min(max(i, 0), h - 1), min(max(j, 0), w - 1)
         if self._nearest is None:
             # index of the nearest navigable cell, for every cell, in one EDT pass
-            _, idx = ndimage.distance_transform_edt(~self.navigable, return_indices=True)
+            _, idx = _ndimage().distance_transform_edt(~self.navigable, return_indices=True)
             self._nearest = idx
         near = self._nearest[:, ii, jj]
         # The EDT answer is nearest to the clamped cell's centre; refine around it so that a
