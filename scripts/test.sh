@@ -20,13 +20,15 @@ bash scripts/apt-install.sh chromium
 # .venv-lerobot, pinned by constraints-lerobot.txt. Its install (about 8 GB, mostly waiting on
 # downloads and disk) goes on at the lowest priority while the main venv's tests use the cores.
 lerobot_log=$(mktemp "${TMPDIR:-/tmp}/recallbench-lerobot-setup.XXXXXX")
-nice -n 19 setsid bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt \
+set -m  # a process group of its own (same session: the kernel's autogroup then honours nice)
+nice -n 19 bash scripts/setup.sh --venv .venv-lerobot --constraints constraints-lerobot.txt \
     lerobot,test >"$lerobot_log" 2>&1 &
 lerobot_setup=$!
+set +m
 # Suites the tests generate are built once for both lanes (tests/support/shared_cache.py).
 export RECALLBENCH_TEST_SHARED
 RECALLBENCH_TEST_SHARED=$(mktemp -d "${TMPDIR:-/tmp}/recallbench-test-shared.XXXXXX")
-# setsid made the install a process group of its own: stopped whole if this script ends first
+# the install's process group is stopped whole if this script ends first
 trap 'kill -- -$lerobot_setup 2>/dev/null || true; rm -rf "$lerobot_log" "$RECALLBENCH_TEST_SHARED"' EXIT
 export MUJOCO_GL="${MUJOCO_GL:-egl}"
 # The tests start hundreds of recallbench processes: with cached bytecode each one skips
