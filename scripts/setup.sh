@@ -22,5 +22,6 @@ bash scripts/apt-install.sh libegl1 libgl1-mesa-dri libosmesa6
 spec="."
 [ -n "$extras" ] && spec=".[$extras]"
 # One constraints file for every venv but the lerobot one: the main job and the tests get the same
-# versions.
-"$venv/bin/python" -m pip install -q -c "$constraints" -e "$spec"
+# versions. One install at a time per checkout: each builds the editable package in src/ (its
+# egg-info), and CI and scripts/test.sh prepare venvs side by side.
+flock .setup.lock "$venv/bin/python" -m pip install -q -c "$constraints" -e "$spec"
