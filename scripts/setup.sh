@@ -18,6 +18,10 @@ extras="${1:-}"
 bash scripts/apt-install.sh libegl1 libgl1-mesa-dri libosmesa6
 
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+# What this install depends on: a venv set up from the same files, extras and checkout is skipped
+# (a re-run costs no pip resolution; code edits need none, the install is editable).
+stamp="$(cat pyproject.toml "$constraints" | sha256sum | cut -c1-16) $extras $PWD"
+[ "$(cat "$venv/.recallbench-setup" 2>/dev/null)" = "$stamp" ] && exit 0
 "$venv/bin/python" -m pip install -q --upgrade pip
 spec="."
 [ -n "$extras" ] && spec=".[$extras]"
@@ -25,3 +29,4 @@ spec="."
 # versions. One install at a time per checkout: each builds the editable package in src/ (its
 # egg-info), and CI and scripts/test.sh prepare venvs side by side.
 flock .setup.lock "$venv/bin/python" -m pip install -q -c "$constraints" -e "$spec"
+echo "$stamp" >"$venv/.recallbench-setup"
