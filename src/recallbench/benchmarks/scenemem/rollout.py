@@ -109,12 +109,10 @@ def run_rollout(
     steps, success, error = 0, False, None
     action_dim = int(env.action_dim)
     seen = ObservationOnlyEnv(env) if observation_only else env
-    # Looked up once: the loop below runs up to max_steps times and its own Python work is what
-    # bench/bench_scenemem.py weighs against env.step.
+    # looked up once: the loop's own work is what bench/bench_scenemem.py weighs against env.step
     get_action, env_step = policy.get_action, env.step
     sample, watch, read = trace.sample, openings.update, probe.read
-    approach, open_qpos, restore_dist = (thresholds.approach_dist, thresholds.open_qpos,
-                                         thresholds.restore_dist)
+    approach, open_qpos = thresholds.approach_dist, thresholds.open_qpos
     try:
         try:
             policy.reset(test.instruction, scenario.video_paths)
@@ -135,25 +133,21 @@ def run_rollout(
             sample(steps, distance)
             watch(steps)
             # min()/max() of two: keep the first unless the new one is strictly better
-            if distance < min_dist:
-                min_dist = distance
-            if max_q > max_q_seen:
-                max_q_seen = max_q
+            min_dist = distance if distance < min_dist else min_dist
+            max_q_seen = max_q if max_q > max_q_seen else max_q_seen
             if restore:
                 rd = restore_distance(env.sim, object_body, target_pos)
                 min_rd = rd if min_rd is None else min(min_rd, rd)
-                success = rd < restore_dist
+                success = rd < thresholds.restore_dist
             else:
                 success = distance < approach and max_q >= open_qpos  # Measure.success
             if success:
                 break
     except PolicyFault as exc:
         error, success = str(exc), False
-    if success:
-        failed = None
-    else:
-        m = probe.judge(distance, max_q)
-        failed = "restore" if restore else failed_condition(m.approached, m.door_open)
+    m = probe.judge(distance, max_q)  # the last step's
+    failed = (None if success else "restore" if restore
+              else failed_condition(m.approached, m.door_open))
     info, info_error = _policy_info(policy)
     strict = {} if restore else strict_outcome(openings.opened, fixture.name, bool(success),
                                                steps if success else None)
