@@ -94,6 +94,21 @@ def test_check_action():
         check_action("go", 3)
 
 
+def test_check_action_passes_a_float_vector_through_and_still_catches_nan_and_inf():
+    """The loop's shortcut (float64, right length, finite dot with itself) returns the policy's
+    own array; NaN, inf and a finite vector whose dot overflows take the full check."""
+    action = np.array([0.5, -1.0, 2.0])
+    assert check_action(action, 3) is action
+    huge = np.array([1e200, -1e200, 0.0])  # dot overflows to inf, every entry finite
+    assert check_action(huge, 3) is huge
+    for bad in ([0.0, np.nan, 0.0], [np.inf, 0.0, 0.0], [0.0, 0.0, -np.inf]):
+        with pytest.raises(PolicyFault, match="NaN or inf"):
+            check_action(np.array(bad), 3)
+    with pytest.raises(PolicyFault, match="NaN or inf"):
+        check_action(np.array([1e200, np.nan, 0.0]), 3)
+    assert check_action(np.zeros(3, dtype=np.float32), 3).dtype == np.float64
+
+
 @pytest.fixture
 def loaded(tmp_path):
     root = mini_scenario(
@@ -162,8 +177,48 @@ def test_the_rollouts_resolved_reads_equal_the_reads_by_name_on_the_real_world()
             world.sim.data.set_joint_qpos(joints[step % 2], float(rng.uniform(-0.8, 0.8)))
             m = probe()
             assert m == measure(world.sim, fridge["body_name"], joints, CARD)
+            assert probe.read() == (m.distance, m.max_abs_qpos)
             fast.sample(step, m.distance)
             by_name.sample(step, m.distance)
         assert fast.rows == by_name.rows and len({r[1] for r in fast.rows}) > 1
     finally:
         world.close()
+
+
+def test_the_rollouts_reads_follow_the_sim_to_new_data():
+    """Probe, trace and opening watch keep views into the sim's arrays between steps; when the
+    sim hands out another data object, they read that one, never the old buffers."""
+    from recallbench.benchmarks.scenemem.openings import OpeningLog
+    from recallbench.benchmarks.scenemem.success import Probe
+    from recallbench.benchmarks.scenemem.trace import RolloutTrace
+    from recallbench.world.env import make_env as make_world
+
+    first = make_world("RecallbenchKitchen", seed=0)
+    second = make_world("RecallbenchKitchen", seed=0)
+    try:
+        first.reset()
+        second.reset()
+        fridge = first.world_meta["fixtures"][0]
+        joint = fridge["joint_names"][0]
+
+        class Swapping:  # the model both worlds share, data that changes hands
+            model, data = first.sim.model, first.sim.data
+
+        sim = Swapping()
+        probe = Probe(sim, fridge["body_name"], [joint], CARD)
+        trace = RolloutTrace(sim, fridge["name"], [joint], {})
+        log = OpeningLog(sim, {fridge["name"]: [joint]}, CARD.open_qpos)
+        before = probe.read()
+        second.step(np.ones(second.action_dim))  # the base moves in the second world only
+        second.sim.data.set_joint_qpos(joint, 0.9)
+        sim.data = second.sim.data
+        after = probe.read()
+        assert after != before
+        assert after == (measure(second.sim, fridge["body_name"], [joint], CARD).distance, 0.9)
+        trace.sample(1, after[0])
+        assert trace.rows[0][5] == 0.9
+        log.update(1)
+        assert log.opened == [(fridge["name"], 1)]
+    finally:
+        first.close()
+        second.close()

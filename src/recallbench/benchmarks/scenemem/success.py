@@ -86,6 +86,8 @@ class Probe:
         self._qpos = qpos_addresses(sim, joint_names)
         if len(self._qpos) != len(joint_names):  # none found, or a multi-dof joint
             self._qpos = []
+        self._one = self._qpos[0] if len(self._qpos) == 1 else -1
+        self._data: Any = None
         try:
             self._robot = int(sim.model.body_name2id(robot_body))
             self._body = int(sim.model.body_name2id(body_name))
@@ -97,23 +99,46 @@ class Probe:
     def __call__(self) -> Measure:
         if not self._qpos:
             return measure(self.sim, *self._args)
+        return self.judge(*self.read())
+
+    def read(self) -> tuple[float, float]:
+        """(distance, max |qpos|) of the current state, as ``measure`` computes them, without
+        building a ``Measure``: the rollout loop keeps only these two floats per step."""
+        if not self._qpos:
+            m = measure(self.sim, *self._args)
+            return m.distance, m.max_abs_qpos
         data = self.sim.data
-        xpos = getattr(data, self._xpos)
-        delta = (np.asarray(xpos[self._robot, :2], dtype=float)
-                 - np.asarray(xpos[self._body, :2], dtype=float))
-        # exactly np.linalg.norm of a vector: the square root (correctly rounded) of its dot
+        if data is not self._data:  # first read, or the sim swapped its data: views anew
+            self._views(data)
+            if not self._qpos:
+                return self.read()
+        # exactly as before: the xy difference, then np.linalg.norm's correctly rounded sqrt(dot)
+        delta = self._robot_xy - self._body_xy
         distance = math.sqrt(float(delta.dot(delta)))
-        qpos = data.qpos
-        if len(self._qpos) == 1:
-            max_q = abs(float(qpos[self._qpos[0]]))
-        else:
-            max_q = float(max([abs(qpos[a]) for a in self._qpos]))
+        if self._one >= 0:
+            return distance, abs(float(self._qpos_view[self._one]))
+        return distance, float(max([abs(self._qpos_view[a]) for a in self._qpos]))
+
+    def judge(self, distance: float, max_q: float) -> Measure:
+        """The ``Measure`` of a ``read``."""
         return Measure(
             distance=distance,
             max_abs_qpos=max_q,
             approached=distance < self.thresholds.approach_dist,
             door_open=max_q >= self.thresholds.open_qpos,
         )
+
+    def _views(self, data: Any) -> None:
+        # Views into the MjData's own buffers (fixed for its life): a step's read is then two
+        # small subtractions and one qpos index, no attribute or id look-ups.
+        # Arrays that are not float64 ndarrays would be copies, not views: read by name then.
+        xpos, qpos = getattr(data, self._xpos), data.qpos
+        if not all(isinstance(a, np.ndarray) and a.dtype == np.float64 for a in (xpos, qpos)):
+            self._qpos = []
+            return
+        self._robot_xy, self._body_xy = xpos[self._robot, :2], xpos[self._body, :2]
+        self._qpos_view = qpos
+        self._data = data
 
 
 def qpos_addresses(sim: Any, joints: list[str]) -> list[int]:

@@ -65,6 +65,10 @@ class RolloutTrace:
         self.fixtures = fixture_positions(sim, fixtures)
         self.rows: list[list[float]] = []
         self._resolved = self._resolve()
+        self._data: Any = None
+        self._cached: tuple[Any, Any, Any] = (None, None, None)
+        singles = self._resolved[4] if self._resolved is not None else None
+        self._singles = np.asarray(singles or [], dtype=np.intp)
 
     def _resolve(self) -> tuple[int, str, str, list[list[int]], list[int] | None] | None:
         """The base body's id, the pose arrays' names and each joint's qpos indices, found once
@@ -81,16 +85,27 @@ class RolloutTrace:
         except Exception:
             return None
 
+    def _views(self, data: Any) -> tuple[Any, Any, Any]:
+        """The base's xy and quaternion rows and qpos: views into the MjData's buffers, fixed
+        for its life, so a step reads them without attribute or id look-ups."""
+        assert self._resolved is not None
+        body, xpos_name, xquat_name, _, _ = self._resolved
+        xpos, xquat, qpos = getattr(data, xpos_name), getattr(data, xquat_name), data.qpos
+        views = (xpos[body, :2], xquat[body], qpos)
+        if all(isinstance(a, np.ndarray) for a in (xpos, xquat, qpos)):
+            self._data, self._cached = data, views  # ndarray rows are views: keep them
+        return views
+
     def sample(self, step: int, distance: float) -> None:
         if self._resolved is not None:  # the same values as below, without the name look-ups
-            body, xpos_name, xquat_name, joints, singles = self._resolved
+            joints, singles = self._resolved[3], self._resolved[4]
             data = self.sim.data
-            x, y = getattr(data, xpos_name)[body, :2].tolist()
-            w, qx, qy, qz = getattr(data, xquat_name)[body].tolist()
+            xy, quat, qpos = self._cached if data is self._data else self._views(data)
+            x, y = xy.tolist()
+            w, qx, qy, qz = quat.tolist()
             yaw = math.atan2(2 * (w * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz))  # _quat_yaw
-            qpos = data.qpos
             if singles is not None:  # every joint one coordinate: one read of them all
-                values = qpos[singles].tolist()
+                values = qpos[self._singles].tolist()
             else:
                 values = [_largest(qpos[a]) for a in joints]
             self.rows.append([step, x, y, yaw, float(distance), *values])
