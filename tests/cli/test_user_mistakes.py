@@ -197,3 +197,67 @@ def test_the_ll_phase_on_episodes_without_worlds_is_refused_before_work(suites, 
                              "--ll", "--out", str(out)])
     assert "--ll: episode has no saved world" in line and "ep_a" in line, line
     assert not (out / "runlog.jsonl").exists()  # no agent call was made first
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["--scenemem-filter", "nomatch"], "--scenemem-filter"),
+    (["--scenemem_filter", "nomatch"], "--scenemem_filter"),
+    (["--scenemem-env-factory", "nosuch_module:make"], "--scenemem-env-factory"),
+    (["--scenemem-env-factory", "no_colon"], "--scenemem-env-factory"),
+], ids=["filter", "filter-snake", "env-factory", "env-factory-form"])
+def test_run_refuses_scenemem_options_that_would_fail_every_agent(suites, tmp_path, capsys,
+                                                                   argv, named):
+    # each agent's run used to fail on them in turn: a report of failed agents, exit 1
+    out = tmp_path / "out"
+    line = error_of(capsys, ["run", "--suite", str(suites["sm"]), "--agents",
+                             "do-nothing,blind", "--out", str(out), *argv])
+    assert named in line, line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["--filter", "nomatch"], "--filter"),
+    (["--env_factory", "nosuch_module:make"], "--env_factory"),
+], ids=["filter", "env-factory"])
+def test_scenemem_names_its_checked_options_as_typed(suites, tmp_path, capsys, argv, named):
+    line = error_of(capsys, ["scenemem", "--data-dir", str(suites["sm"]), "--policy",
+                             "do-nothing", "--out", str(tmp_path / "r.json"), *argv])
+    assert named in line, line
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["run", "--findingdory-videos", "/nonexistent/videos"], "--findingdory-videos"),
+    (["findingdory", "--videos", "/nonexistent/videos"], "--videos"),
+], ids=["run", "findingdory"])
+def test_a_videos_folder_that_is_not_there_is_refused(suites, tmp_path, capsys, argv, named):
+    # random watches no video, so nothing else would ever look at the folder
+    command, *flags = argv
+    where = (["--data", str(suites["fd"]), "--agent", "random"] if command == "findingdory" else
+             ["--suite", str(suites["fd"]), "--agents", "random"])
+    line = error_of(capsys, [command, *where, "--out", str(tmp_path / "out"), *flags])
+    assert line.startswith(f"recallbench {command}: error: {named}: "), line
+    assert "/nonexistent/videos is not a folder" in line
+
+
+@pytest.mark.parametrize(("flag", "own"), [
+    ("--scenemem-policy", "--policy"),
+    ("--findingdory-agent-arg", "--agent-arg"),
+    ("--findingdory_frames_sweep", "--frames-sweep"),
+], ids=["policy", "agent-arg", "frames-sweep"])
+def test_a_benchmark_command_only_option_on_run_says_what_run_uses(suites, tmp_path, capsys,
+                                                                   flag, own):
+    line = error_of(capsys, run_argv(suites["fd"], tmp_path / "out", flag, "x"))
+    assert line.startswith(f"recallbench run: error: {flag}: {own} is an option of "), line
+    assert "--agents" in line and "--suite" in line
+
+
+def test_a_bad_ll_policy_argument_names_the_argument_flag(suites, tmp_path, capsys):
+    # the policy name was right; its arguments were not (the episode worlds come after)
+    for argv, named in ((["findingdory", "--data", str(suites["fd"]), "--agent", "random",
+                          "--ll", "--ll-policy-arg", "nosuch=1"], "--ll-policy-arg"),
+                        (["run", "--suite", str(suites["fd"]), "--agents", "random",
+                          "--findingdory-ll", "--findingdory-ll-policy-arg",
+                          "goal_radius=abc"], "--findingdory-ll-policy-arg")):
+        line = error_of(capsys, [*argv, "--out", str(tmp_path / "out")])
+        assert line.startswith(f"recallbench {argv[0]}: error: {named}: LL policy 'greedy' "
+                               "refused its arguments"), line

@@ -212,3 +212,27 @@ def check_options_apply(args: argparse.Namespace,
             told = " and ".join(o.flag_name(f"{b}-") for b, o in sets)
             raise UsageError(typed, f"sets {told}, but {where} has no "
                                     f"{' or '.join(b for b, _ in sets)} part")
+
+
+# what `recallbench run` decides with its own flags, for the options it does not take per benchmark
+RUN_OWN_FLAGS = "--suite, --agents or --<benchmark>-agents, --agent-arg, --out, --seed, " \
+    "--workers, --overwrite"
+
+
+def not_on_run(words: Iterable[str],
+               benchmarks: Iterable[tuple[str, Iterable[Option]]]) -> str | None:
+    """Why an unrecognized ``run`` flag spelled --<benchmark>-NAME is not there: NAME is an option
+    of ``recallbench <benchmark>`` alone (e.g. --scenemem-policy); None for any other word."""
+    own: dict[str, tuple[str, Option]] = {}
+    for bench, options in benchmarks:
+        for option in options:
+            if not option.offered(RUN_COMMAND):
+                own[option.flag_name(f"{bench}-")] = (bench, option)
+    for word in words:
+        flag = word.partition("=")[0]
+        kebab = "--" + flag.removeprefix("--").replace("_", "-")
+        if flag.startswith("--") and kebab in own:
+            bench, option = own[kebab]
+            return (f"{flag}: {option.flag_name()} is an option of `recallbench {bench}` only; "
+                    f"run decides it with its own flags ({RUN_OWN_FLAGS})")
+    return None

@@ -308,6 +308,7 @@ class _RunParser(Parser):
     options (its declarations, built-ins and entry points) join it on first use."""
 
     _benchmarks_added = False
+    _declared: dict[str, Any] = {}
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         if not self._benchmarks_added:
@@ -322,7 +323,14 @@ class _RunParser(Parser):
                 self.add_argument(f"--{name}-agents", default=None,
                                   help=f"override the list for {name}")
             add_run_options(self, list(declared.items()))
-        return super().parse_known_args(args, namespace)
+            self._declared = declared
+        parsed, extras = super().parse_known_args(args, namespace)
+        from recallbench.cli.options import not_on_run
+
+        why = not_on_run(extras, self._declared.items())
+        if why:  # (else argparse's "unrecognized arguments", from the top parser)
+            self.error(why)
+        return parsed, extras
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

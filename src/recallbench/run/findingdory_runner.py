@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from rich.progress import track
 
-from recallbench.agents.ll_policies import load_ll_policy
+from recallbench.agents.ll_policies import PolicyArgumentError, load_ll_policy
 from recallbench.agents.registry import DEFAULT_LL_POLICY
 from recallbench.agents.remote import RemoteLLPolicy, check_server, is_remote_policy
 from recallbench.benchmarks.findingdory.checks import check_frames, check_videos
@@ -60,6 +60,8 @@ class FindingDoryRunner(BenchmarkRunner):
             if getattr(config, name) and not config.ll:
                 raise UsageError(flags(name), f"applies to the LL phase, which is off: add "
                                               f"{flags('ll')}, or drop this option")
+        if config.videos and not Path(config.videos).is_dir():  # else only a watcher says so
+            raise UsageError(flags("videos"), f"{config.videos} is not a folder")
         loaded = load_suite(suite, trusted=config.trust_suite)
         flag = flags("frames_sweep") if config.frames_sweep else flags("frames")
         for k in budgets(config):
@@ -95,6 +97,8 @@ class FindingDoryRunner(BenchmarkRunner):
         else:
             try:
                 policy = load_ll_policy(name, **config.ll_policy_arg)
+            except PolicyArgumentError as exc:
+                raise UsageError(flags("ll_policy_arg"), str(exc)) from None
             except (ValueError, TypeError, ImportError) as exc:
                 raise UsageError(flags("ll_policy"), str(exc)) from None
         check_worlds(prepared.suite, config.limit, flags("ll"))
