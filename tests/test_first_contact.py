@@ -66,9 +66,9 @@ def test_every_subcommand_meets_bad_input_with_one_line(tmp_path, capsys, fd_sui
         (["scenemem", "--data_dir", missing, "--policy", "x:Y", "--out", "r.json"], "--policy"),
         (["scenemem", "--out", "r.json"], "--data-dir"),
         (["scenemem", "--data_dir", missing, "--policy", "x:Y", "--out", "r.json",
-          "--max_steps", "-3"], "--max-steps"),  # the card's spelling works; errors say kebab
+          "--max_steps", "-3"], "--max_steps"),  # the card's spelling works; errors say it
         (["scenemem", "--data-dir", str(sm_data), "--policy", policy("Idle"), "--out",
-          str(tmp_path / "r.json"), "--env_factory", "nosuch:make"], "--env-factory"),
+          str(tmp_path / "r.json"), "--env_factory", "nosuch:make"], "--env_factory"),
         (["findingdory", "--data", missing, "--agent", "oracle", "--out", "o"], missing),
         (["findingdory", "--data", VAL, "--agent", "oracle", "--case-timeout", "-1",
           "--out", "o"], "--case-timeout"),

@@ -18,9 +18,8 @@ from recallbench.cli import main
 from recallbench.report.viewer.serve import serve
 from recallbench.report.viewer.site import build_viewer, read_overview
 from recallbench.run.runlog import completed
+from support.browser import BROWSER_ARGS, CHROMIUM, browser_api
 from support.viewer_runs import small_comparison
-
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
@@ -158,24 +157,11 @@ def test_serve_refreshes_from_the_run_log(cmp_dir, tmp_path):
 
 
 # ------------------------------------------------------------------------------ in a browser
-def _browser():
-    if not CHROMIUM.is_file():
-        pytest.skip("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="needs the playwright package (test extra)")
-    return sync_api
-
-
-BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync"]
-
-
 @pytest.mark.slow
 def test_viewer_in_chromium(cmp_dir, tmp_path):
     """Overview, a filter, a failing case of each benchmark with its frames; no console error.
     Screenshots of every page land in tmp_path/shots for a human to look at."""
-    sync_api = _browser()
+    sync_api = browser_api()
     shots = tmp_path / "shots"
     shots.mkdir()
     errors: list[str] = []
@@ -263,7 +249,7 @@ def test_viewer_in_chromium(cmp_dir, tmp_path):
 @pytest.mark.slow
 def test_a_served_page_follows_a_run_in_progress(cmp_dir, tmp_path):
     """--serve: an open page reloads itself when the run log grows (a file:// page would not)."""
-    sync_api = _browser()
+    sync_api = browser_api()
     run = tmp_path / "live_run"
     shutil.copytree(cmp_dir / "findingdory" / "blind", run)
     shutil.rmtree(run / "viewer", ignore_errors=True)

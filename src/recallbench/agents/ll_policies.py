@@ -63,11 +63,20 @@ class StopPolicy:
         return DiscreteAction.STOP
 
 
+class PolicyArgumentError(ValueError):
+    """The policy was found but refused its constructor arguments (the fix is the arguments,
+    not the name)."""
+
+
 def load_ll_policy(spec: str, **kwargs: Any) -> LowLevelPolicy:
     """A navigation policy by registry name, ``module:Class`` or ``path/to/file.py:Class``."""
     from recallbench.agents.registry import resolve
 
-    policy = resolve(spec, "navigation")(**kwargs)
+    factory = resolve(spec, "navigation")
+    try:
+        policy = factory(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise PolicyArgumentError(f"LL policy {spec!r} refused its arguments: {exc}") from None
     if not isinstance(policy, LowLevelPolicy):
         raise ValueError(f"LL policy {spec!r} lacks reset(env) and act(pose, goal)")
     return policy

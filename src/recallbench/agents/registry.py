@@ -163,8 +163,10 @@ def roles_of(factory: Any) -> list[str]:
     return roles
 
 
-def _known() -> str:
-    return ", ".join(sorted(REGISTRY))
+def _known(role: str) -> str:
+    """The registered names that run in ``role`` (listing others would offer names that fail
+    there too, e.g. a frame selector as a navigation policy)."""
+    return ", ".join(sorted(valid_names(role)) or sorted(REGISTRY))
 
 
 def resolve(spec: str, role: str) -> Any:
@@ -183,8 +185,8 @@ def resolve(spec: str, role: str) -> Any:
     elif is_reference(name):
         factory = load_attr(name)
     else:
-        raise ValueError(f"unknown agent {spec!r}: use one of [{_known()}], module:Class or "
-                         "path/to/file.py:Class")
+        raise ValueError(f"unknown agent {spec!r}: use one of [{_known(role)}] (what runs on "
+                         f"{role}), module:Class or path/to/file.py:Class")
     if role not in roles_of(factory) and not _plays(factory, role):
         methods = " and ".join(f"{m}()" for m in role_methods(role))
         raise NoMeaning(f"{spec} has no {methods}, so it does not run on {role}")

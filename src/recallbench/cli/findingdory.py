@@ -57,7 +57,7 @@ def _run(args: argparse.Namespace) -> int:
     from recallbench.cli.checks import check_agent_server
     from recallbench.cli.errors import print_warning, run_exit_status
     from recallbench.cli.execution import execution_settings, shard_of
-    from recallbench.cli.options import benchmark_values
+    from recallbench.cli.options import benchmark_flag, benchmark_values
     from recallbench.cli.outputs import check_output_folder
     from recallbench.errors import UsageError
     from recallbench.report.runs import score_run
@@ -74,9 +74,10 @@ def _run(args: argparse.Namespace) -> int:
     execution = execution_settings(args, config.workers)  # a bad --executor/--address/--shard
     shard = shard_of(args)
     budgets(config)  # a bad --frames-sweep: before the suite loads
-    prepared = RUNNER.prepare(Path(config.data), config)
+    flags = benchmark_flag(args, OPTIONS)  # messages name each flag as it was typed
+    prepared = RUNNER.prepare(Path(config.data), config, flags)
     planned = Planned(config.agent, instance=_build_agent(config), kwargs=config.agent_arg)
-    RUNNER.check_agents(prepared, [planned])
+    RUNNER.check_agents(prepared, [planned], flags)
     check_agent_server(config.agent, planned.instance)
     console = Console(stderr=as_data(args))
     ctx = RunContext(execution=execution, console=console, resume=config.resume,

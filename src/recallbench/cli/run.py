@@ -169,7 +169,7 @@ def _handle_run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from recallbench.benchmarks.registry import declared_options, detect_suites
-    from recallbench.cli.options import run_flag, run_values
+    from recallbench.cli.options import check_options_apply, run_flag, run_values
     from recallbench.run.compare import CompareOptions
 
     declared = declared_options()
@@ -180,7 +180,6 @@ def _handle_run(args: argparse.Namespace) -> int:
         raise UsageError("--agents", "required (or --<benchmark>-agents, e.g. "
                                      "--findingdory-agents)")
     check_positive("--workers", args.workers)
-    values = {b: run_values(args, b, options) for b, options in declared.items()}
     from recallbench.cli.outputs import check_output_folder
 
     check_output_folder("--out", args.out)  # README.md, someone's folder: before any work
@@ -189,8 +188,10 @@ def _handle_run(args: argparse.Namespace) -> int:
     for bench in by_bench:
         if bench not in suites:
             raise UsageError(f"--{bench}-agents", f"no {bench} suite in {args.suite}")
+    check_options_apply(args, declared, set(suites), f"the suite {args.suite}")
+    values = {b: run_values(args, b, options) for b, options in declared.items()}
     agent_args = parse_agent_args(args.agent_arg)
-    flags = {b: run_flag(b, options) for b, options in declared.items()}
+    flags = {b: run_flag(b, options, args) for b, options in declared.items()}
     prepared, plan = prepare_runs(suites, values, agents, by_bench, agent_args, args.seed, flags)
     opts = CompareOptions(
         workers=args.workers or os.cpu_count() or 1, seed=args.seed, agent_args=agent_args,
@@ -307,6 +308,7 @@ class _RunParser(Parser):
     options (its declarations, built-ins and entry points) join it on first use."""
 
     _benchmarks_added = False
+    _declared: dict[str, Any] = {}
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         if not self._benchmarks_added:
@@ -321,7 +323,14 @@ class _RunParser(Parser):
                 self.add_argument(f"--{name}-agents", default=None,
                                   help=f"override the list for {name}")
             add_run_options(self, list(declared.items()))
-        return super().parse_known_args(args, namespace)
+            self._declared = declared
+        parsed, extras = super().parse_known_args(args, namespace)
+        from recallbench.cli.options import not_on_run
+
+        why = not_on_run(extras, self._declared.items())
+        if why:  # (else argparse's "unrecognized arguments", from the top parser)
+            self.error(why)
+        return parsed, extras
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

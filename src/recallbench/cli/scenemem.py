@@ -136,9 +136,11 @@ def _resumed(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
 
 
 def _new_run(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
+    from recallbench.benchmarks.scenemem.options import OPTIONS
+    from recallbench.cli.options import benchmark_flag
     from recallbench.errors import UsageError
     from recallbench.run.scenemem import default_run_dir
-    from recallbench.run.scenemem_runner import card_config
+    from recallbench.run.scenemem_runner import RUNNER, card_config
 
     missing = [f"--{n.replace('_', '-')}" for n in ("data_dir", "policy", "out")
                if not getattr(options, n)]
@@ -147,6 +149,8 @@ def _new_run(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
     config = card_config(options, data_dir=options.data_dir,
                          policy=_policy_target(options.policy), out=options.out,
                          policy_args=options.policy_arg, shard=_shard(args))
+    # --filter and --env-factory as `run` checks them, named as typed
+    RUNNER.prepare(Path(options.data_dir), options, benchmark_flag(args, OPTIONS))
     run_dir = Path(options.run_dir) if options.run_dir else default_run_dir(config.out)
     check_new_outputs(Path(options.out), run_dir,
                       "--run-dir" if options.run_dir else "--out",

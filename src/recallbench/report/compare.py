@@ -14,6 +14,7 @@ from rich.console import Console
 from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.io import replace_atomic
 from recallbench.report.tables import fmt, interval_table
+from recallbench.report.viewer.sources import REASONS_SEP
 
 LABELS = {m.name: m.label for b in BENCHMARKS.values() for m in b.metrics}
 TITLES = {name: b.title for name, b in BENCHMARKS.items()}
@@ -24,12 +25,19 @@ PRIVILEGED_MARK = "*"
 
 
 def privileged_note(block: Mapping[str, Any]) -> str | None:
-    """The line under a table saying which agents read ground truth, as the pages do."""
-    marked = [f"{a['agent']}: {a['privileged']}" for a in block["agents"] if a.get("privileged")]
-    if not marked:
+    """The line under a table saying which agents read ground truth, as the pages do: each
+    reason once, after the agents it holds for (e.g. every agent whose LL phase drove with the
+    privileged navigation policy)."""
+    agents: dict[str, list[str]] = {}
+    for a in block["agents"]:
+        for reason in (a.get("privileged") or "").split(REASONS_SEP):
+            if reason:
+                agents.setdefault(reason, []).append(a["agent"])
+    if not agents:
         return None
+    told = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in agents.items())
     return (f"{PRIVILEGED_MARK} privileged, reads ground truth: a ceiling, not a memory result "
-            f"({'; '.join(marked)})")
+            f"({told})")
 
 
 def label(metric: str) -> str:

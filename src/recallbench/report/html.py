@@ -25,6 +25,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
 th:first-child, td:first-child, th:last-child, td:last-child { text-align: left; }
+.agents td:first-child { white-space: nowrap; }  /* an agent's name and its mark together */
 th { background: #f3f3f3; } .meta { color: #666; font-size: 0.85em; }
 img { max-width: 100%; border: 1px solid #eee; }
 .warn { background: #fff4e5; border: 1px solid #f0b46c; padding: 0.5em 1em; margin: 1em 0; }
@@ -32,12 +33,13 @@ img { max-width: 100%; border: 1px solid #eee; }
 """
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def _table(header: list[str], rows: list[list[str]], css: str = "") -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    cls = f" class='{css}'" if css else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _definitions(bench: str, metrics: list[str]) -> str:
@@ -75,7 +77,7 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path],
         header, rows = table_rows(block)
         parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")
         parts.append(f"<p class='meta'>{html.escape(block['suite'])}</p>")
-        parts.append(_table(header, rows))
+        parts.append(_table(header, rows, "agents"))
         if note := privileged_note(block):  # the console's mark, explained the same way
             parts.append(f"<p class='meta'>{html.escape(note)}</p>")
         parts.append(_definitions(bench, shown_metrics(block)))

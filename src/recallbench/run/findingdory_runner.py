@@ -55,6 +55,12 @@ class FindingDoryRunner(BenchmarkRunner):
 
     def prepare(self, suite: Path, config: FindingDoryConfig,
                 flags: Flags = kebab_flags) -> Prepared:
+        for name in ("ll_policy", "ll_policy_arg"):  # else silently unused
+            if getattr(config, name) and not config.ll:
+                raise UsageError(flags(name), f"applies to the LL phase, which is off: add "
+                                              f"{flags('ll')}, or drop this option")
+        if config.videos and not Path(config.videos).is_dir():  # else only a watcher says so
+            raise UsageError(flags("videos"), f"{config.videos} is not a folder")
         loaded = load_suite(suite, trusted=config.trust_suite)
         flag = flags("frames_sweep") if config.frames_sweep else flags("frames")
         for k in budgets(config):
@@ -80,20 +86,26 @@ class FindingDoryRunner(BenchmarkRunner):
             raise InputError(prepared.suite_path, flags("ll"),
                              "the LL phase needs a generated suite with episode worlds")
         name = ll_policy_name(config)
+        policy: Any
         if is_remote_policy(name):  # served by `recallbench serve-policy`
             try:
                 check_server(name, "ll", flags("ll_policy"))
             except ValueError as exc:
                 raise UsageError("", str(exc)) from None
-            return RemoteLLPolicy(name)
-        # here, not at the top: the navigation policies import scipy (~1 s), which only the LL
-        # phase needs, and every FindingDory run imports this module
-        from recallbench.agents.ll_policies import load_ll_policy
+            policy = RemoteLLPolicy(name)
+        else:
+            # here, not at the top: the navigation policies import scipy (~1 s), which only the LL
+            # phase needs, and every FindingDory run imports this module
+            from recallbench.agents.ll_policies import PolicyArgumentError, load_ll_policy
 
-        try:
-            return load_ll_policy(name, **config.ll_policy_arg)
-        except (ValueError, TypeError, ImportError) as exc:
-            raise UsageError(flags("ll_policy"), str(exc)) from None
+            try:
+                policy = load_ll_policy(name, **config.ll_policy_arg)
+            except PolicyArgumentError as exc:
+                raise UsageError(flags("ll_policy_arg"), str(exc)) from None
+            except (ValueError, TypeError, ImportError) as exc:
+                raise UsageError(flags("ll_policy"), str(exc)) from None
+        check_worlds(prepared.suite, config.limit, flags("ll"))
+        return policy
 
     def run_budgets(self, prepared: Prepared, planned: Planned, out: Path,
                     ctx: RunContext) -> tuple[dict[int, Path], list[str]]:
@@ -192,6 +204,16 @@ class FindingDoryRunner(BenchmarkRunner):
     def merge(self, runs: list[Any], records: dict[str, dict[str, Any]],
               manifest: dict[str, Any], out: Path) -> None:
         manifest["cases"] = sum(m.get("cases") or 0 for _, m, _ in runs)
+
+
+def check_worlds(suite: Suite, limit: int | None, flag: str) -> None:
+    """Every episode the run asks about has its saved world, before the HL phase's work (the
+    LL phase would fail on the first one missing only after every answer was recorded)."""
+    cases = suite.cases[:limit] if limit else suite.cases
+    for ep_id in dict.fromkeys(c.ep_id for c in cases):
+        world = suite.episode_dir(ep_id) / "world"
+        if not (world / "model.xml").is_file():
+            raise InputError(world, flag, "episode has no saved world: cannot run the LL phase")
 
 
 def ll_policy_name(config: FindingDoryConfig) -> str:

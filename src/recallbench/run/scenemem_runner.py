@@ -10,13 +10,23 @@ from typing import Any
 
 from recallbench.agents.vla import policy_kind
 from recallbench.benchmarks.registry import get_benchmark
+from recallbench.benchmarks.scenemem.backend import check_factory_reference
 from recallbench.benchmarks.scenemem.options import ScenememOptions
+from recallbench.benchmarks.scenemem.spec import discover_scenarios
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.errors import InputError
+from recallbench.errors import InputError, UsageError
 from recallbench.executor.shards import Shard
 from recallbench.io import read_json, write_json_atomic
 from recallbench.run.runlog import RUN_LOG
-from recallbench.run.runner import AgentRun, BenchmarkRunner, Planned, Prepared, RunContext
+from recallbench.run.runner import (
+    AgentRun,
+    BenchmarkRunner,
+    Flags,
+    Planned,
+    Prepared,
+    RunContext,
+    kebab_flags,
+)
 from recallbench.run.scenemem import ScenememConfig, normalise, resume_config, run_scenemem
 
 
@@ -56,6 +66,21 @@ class ScenememRunner(BenchmarkRunner):
     config_type = ScenememOptions
     run_subdir = "run"
     settings_in = "config"
+
+    def prepare(self, suite: Path, config: ScenememOptions,
+                flags: Flags = kebab_flags) -> Prepared:
+        """The options that would fail every agent alike, checked once before any of them runs
+        (else each agent's run fails on them in turn and the comparison says so only per agent):
+        a --filter no scenario folder matches, a --env-factory that does not import."""
+        if config.filter and not discover_scenarios(suite, config.filter):
+            raise InputError(suite, None, f"no scenario folders matching {flags('filter')} "
+                                          f"{config.filter!r}")
+        if config.env_factory:
+            try:
+                check_factory_reference(config.env_factory, flags("env_factory"))
+            except ValueError as exc:
+                raise UsageError("", str(exc)) from None  # the message names the flag
+        return Prepared(Path(suite), config)
 
     def _config(self, prepared: Prepared, planned: Planned, agent_dir: Path) -> ScenememConfig:
         assert planned.target is not None  # the plan resolved it

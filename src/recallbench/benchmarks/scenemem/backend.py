@@ -46,16 +46,17 @@ def _import_callable(ref: str) -> Callable[..., Any]:
     return factory
 
 
-def check_factory_reference(ref: str) -> None:
-    """A --env-factory that cannot be imported is a one-line error before any work."""
+def check_factory_reference(ref: str, flag: str = "--env-factory") -> None:
+    """A --env-factory that cannot be imported is a one-line error before any work; ``flag``:
+    how the command spells the option (``--scenemem-env-factory`` on ``recallbench run``)."""
     if ":" not in ref:
-        raise ValueError(f"--env-factory must be 'module:function' or 'file.py:function': {ref!r}")
+        raise ValueError(f"{flag} must be 'module:function' or 'file.py:function': {ref!r}")
     try:
         factory = _import_callable(ref)
     except (ImportError, AttributeError, OSError, ValueError) as exc:
-        raise ValueError(f"--env-factory {ref}: {type(exc).__name__}: {exc}") from None
+        raise ValueError(f"{flag} {ref}: {type(exc).__name__}: {exc}") from None
     if not callable(factory):
-        raise ValueError(f"--env-factory {ref}: not callable")
+        raise ValueError(f"{flag} {ref}: not callable")
 
 
 def resolve_factory(

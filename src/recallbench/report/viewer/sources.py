@@ -20,6 +20,7 @@ from recallbench.io import read_json
 from recallbench.run.manifest import read_manifest
 
 PREFERRED_BASELINE = "blind"  # the memoryless baseline gains are measured from, when it ran
+REASONS_SEP = "; "  # between the reasons one agent is privileged for (no reason holds it)
 
 
 @dataclass
@@ -98,8 +99,24 @@ def run_kind(run: RunRef) -> str:
 
 
 def privileged_reason(run: RunRef) -> str | None:
-    """Why this agent's numbers are not a memory result (it reads ground truth), or None: told
-    by what its run recorded (its kind, captions from annotations, its class)."""
+    """Why this agent's numbers are not a memory result (it reads ground truth, or its LL
+    phase drove by the simulator's map), or None: told by what its run recorded (its kind,
+    captions from annotations, its class, its navigation policy)."""
+    reasons = [r for r in (_agent_reason(run), _navigation_reason(run)) if r]
+    return REASONS_SEP.join(reasons) or None
+
+
+def _navigation_reason(run: RunRef) -> str | None:
+    """A privileged navigation policy (``greedy``: the simulator's map and the chosen frames'
+    recorded poses) makes the LL numbers a navigation ceiling, whatever the agent."""
+    policy = (run.manifest or {}).get("ll_policy")
+    if isinstance(policy, str) and known_kind(policy) == "privileged":
+        return (f"LL phase driven by {policy}, which navigates by the simulator's map "
+                "(LL-SR and LL-SPL are a navigation ceiling)")
+    return None
+
+
+def _agent_reason(run: RunRef) -> str | None:
     m = run.manifest or {}
     target = run.target or ""
     settings = json.dumps(m.get("agent_kwargs") or {}) + json.dumps(m.get("agent_manifest") or {})

@@ -34,12 +34,7 @@ def _p(v: float | None) -> str:
 
 def benchmark_sections(bench: str, block: Mapping[str, Any],
                        agents: list[Mapping[str, Any]]) -> str:
-    parts = []
-    priv = [a for a in agents if a.get("benchmark") == bench and a.get("privileged")]
-    if priv:
-        parts.append("<p class='meta'>privileged (reads ground truth; a ceiling, not a memory "
-                     "result): " + html.escape("; ".join(f"{a['agent']} {a['privileged']}"
-                                                         for a in priv)) + "</p>")
+    parts = []  # (privileged agents: marked in the report's table, explained under it)
     names = list(block.get("agents") or {})
     label = block["labels"][block["primary"]]
     for field, title in block["slices"].items():
