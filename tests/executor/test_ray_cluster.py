@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("ray", reason="needs the ray extra: pip install 'recallbench[ray]'")
 
 from recallbench.executor import Task, make_executor  # noqa: E402
+from recallbench.executor.threads import worker_threads  # noqa: E402
 from support.fault_support import alive  # noqa: E402
 from support.ray_cluster import CLIENT_ENV, RayCluster  # noqa: E402
 from support.scenemem_fixtures.build import (  # noqa: E402
@@ -194,7 +195,8 @@ def test_runs_on_the_cluster_equal_local_runs(cluster, data, local_run, gate, tm
     cli(gate, *scenemem_args(data, out), *on_ray(cluster))
     assert_same_run(out, local_run)
     manifest = json.loads((tmp_path / "ray_run" / "manifest.json").read_text())
-    assert manifest["executor"] == {"kind": "ray", "workers": 3, "address": cluster.address}
+    assert manifest["executor"] == {"kind": "ray", "workers": 3, "address": cluster.address,
+        "threads": worker_threads()}  # as the run was started
     # FindingDory's agent calls too (real validation questions, the seeded random agent)
     fd = ["findingdory", "--data", str(FINDINGDORY_VAL_QA), "--agent", "random", "--limit", "20"]
     cli(gate, *fd, "--out", str(tmp_path / "fd_local"))
