@@ -241,10 +241,14 @@ class ProcessExecutor(TaskPool):
         return "local" if self.log_path else "local-terminal"
 
     def _new_worker(self) -> _Worker:
-        if self._spare:
+        w = None
+        while self._spare and w is None:
             w = self._spare.pop()
             w.log_path = self.log_path  # its next chunk names this log
-        else:
+            if not w.proc.is_alive():  # died while idle, between two executors
+                w.kill()
+                w = None
+        if w is None:
             w = _Worker(self._ctx, self.handler, self.log_path)
         self._selector.register(w.fd, selectors.EVENT_READ, (w, "conn"))
         self._selector.register(w.proc.sentinel, selectors.EVENT_READ, (w, "sentinel"))

@@ -23,4 +23,12 @@ def work(payload: dict[str, Any]) -> dict[str, Any]:
         os._exit(7)
     elif action == "sigkill":  # as the kernel's OOM killer would
         os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "print":  # to stdout: the worker's spool, then the run's log
+        print(payload["text"], flush=True)
     return {"x": payload["x"], "square": payload["x"] ** 2, "pid": os.getpid()}
+
+
+def environment(payload: dict[str, Any]) -> dict[str, Any]:
+    """The worker's pid and the environment variables the payload names (None: unset)."""
+    print(f"environment {payload.get('x')} in {os.getpid()}", flush=True)
+    return {"pid": os.getpid(), "env": {k: os.environ.get(k) for k in payload.get("names", [])}}
