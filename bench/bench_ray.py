@@ -127,6 +127,8 @@ def measure(args: argparse.Namespace,
         ray.shutdown()
     finally:
         cluster.stop()
+    for (kind, n), seconds in wall.items():  # the spread behind each median: a shared machine
+        print(f"{kind} x{n}: " + " ".join(f"{t:.1f}" for t in seconds) + " s")
     return {k: statistics.median(v) for k, v in wall.items()}, probes
 
 
