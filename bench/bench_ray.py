@@ -81,14 +81,26 @@ def main() -> None:
     p.add_argument("--max-steps", type=int, default=40)
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args()
-    import ray
-
     sys.path.insert(0, str(ROOT / "tests"))
-    from support.ray_cluster import CLIENT_ENV, RayCluster
+    from support.ray_cluster import CLIENT_ENV
 
     os.environ.setdefault("MUJOCO_GL", "egl")
     os.environ.update(CLIENT_ENV)
     scratch = Path(tempfile.mkdtemp(prefix="bench-ray-"))
+    try:
+        med, probes = measure(args, scratch)
+    finally:  # the suite, its runs and the cluster's files: nothing left in /tmp
+        shutil.rmtree(scratch, ignore_errors=True)
+    report(med, probes, args)
+
+
+def measure(args: argparse.Namespace,
+            scratch: Path) -> tuple[dict[tuple[str, int], float], int]:
+    """Median wall time of each (executor, workers) over ``args.repeats`` runs; probes a run."""
+    import ray
+
+    from support.ray_cluster import RayCluster
+
     suite = args.suite
     if suite is None:
         from recallbench.cli import main as cli
@@ -115,7 +127,12 @@ def main() -> None:
         ray.shutdown()
     finally:
         cluster.stop()
-    med = {k: statistics.median(v) for k, v in wall.items()}
+    for (kind, n), seconds in wall.items():  # the spread behind each median: a shared machine
+        print(f"{kind} x{n}: " + " ".join(f"{t:.1f}" for t in seconds) + " s")
+    return {k: statistics.median(v) for k, v in wall.items()}, probes
+
+
+def report(med: dict[tuple[str, int], float], probes: int, args: argparse.Namespace) -> None:
     print(f"{probes} SceneMem probes per run (max {args.max_steps} steps), 2-node Ray cluster "
           f"(2 CPUs a node) vs local processes; medians of {args.repeats} runs")
     for n in WORKERS:

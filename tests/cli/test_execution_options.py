@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from recallbench.cli import build_parser
+from recallbench.executor.threads import worker_threads
 from support.shared_data import FINDINGDORY_VAL_QA
 
 RUN_COMMANDS = [["scenemem"], ["findingdory"], ["run"], ["generate", "scenemem"],
@@ -69,4 +70,5 @@ def test_the_local_executor_is_recorded_as_provenance(tmp_path):
     proc = findingdory(tmp_path, "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["executor"] == {"kind": "local", "workers": 2, "address": None}
+    assert manifest["executor"] == {"kind": "local", "workers": 2, "address": None,
+        "threads": worker_threads()}  # as the run was started

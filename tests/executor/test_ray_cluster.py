@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("ray", reason="needs the ray extra: pip install 'recallbench[ray]'")
 
 from recallbench.executor import Task, make_executor  # noqa: E402
+from recallbench.executor.threads import worker_threads  # noqa: E402
 from support.fault_support import alive  # noqa: E402
 from support.ray_cluster import CLIENT_ENV, RayCluster  # noqa: E402
 from support.scenemem_fixtures.build import (  # noqa: E402
@@ -44,11 +45,17 @@ def gate(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory, gate):
+def node_tmp(tmp_path_factory) -> Path:
+    """The nodes' temp folder (TMPDIR): what their workers leave there is this module's."""
+    return tmp_path_factory.mktemp("nodetmp")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, gate, node_tmp):
     path = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests"),
                             os.environ.get("PYTHONPATH", "")])
     c = RayCluster(tmp_path_factory.mktemp("ray"), workers=2,
-                   env={"PYTHONPATH": path, "RB_GATE": str(gate)})
+                   env={"PYTHONPATH": path, "RB_GATE": str(gate), "TMPDIR": str(node_tmp)})
     yield c
     c.stop()
 
@@ -189,12 +196,42 @@ def test_actors_are_started_once_for_all_executors_of_a_run(cluster, monkeypatch
     assert pids(2).isdisjoint(first)  # outside a block: actors of its own
 
 
+def test_actors_leave_no_spool_when_killed_or_stopped(cluster, node_tmp, monkeypatch,
+                                                     tmp_path):
+    from recallbench.executor.ray import RayExecutor
+
+    for name, value in CLIENT_ENV.items():
+        monkeypatch.setenv(name, value)
+    handler = "support.scenemem_fixtures.tasks:work"
+    tasks = [Task("said", {"x": 0, "do": "print", "text": "hello from an actor"}),
+             Task("dies", {"x": 1, "do": "exit"}),
+             Task("hangs", {"x": 2, "do": "sleep", "seconds": 60}),  # ray.kill at its timeout
+             Task("fine", {"x": 3})]
+    log = tmp_path / "workers.log"
+    with RayExecutor(handler, 2, timeout=5, log_path=log, address=cluster.address,
+                     chunk=1) as ex:  # closed: ray.kill on every actor left
+        for t in tasks:
+            ex.submit(t)
+        out = {r.key: r for r in ex.results()}
+    assert out["dies"].error.startswith("worker process died")
+    assert out["hangs"].error.startswith("timeout")
+    assert out["fine"].value["square"] == 9
+    assert "hello from an actor" in log.read_text()  # the spool still carries output
+    pids = {out[k].value["pid"] for k in ("said", "fine")}
+    deadline = time.monotonic() + 60
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not any(alive(pid) for pid in pids)
+    assert [p.name for p in node_tmp.iterdir() if p.name.endswith(".spool")] == []
+
+
 def test_runs_on_the_cluster_equal_local_runs(cluster, data, local_run, gate, tmp_path):
     out = tmp_path / "ray.json"
     cli(gate, *scenemem_args(data, out), *on_ray(cluster))
     assert_same_run(out, local_run)
     manifest = json.loads((tmp_path / "ray_run" / "manifest.json").read_text())
-    assert manifest["executor"] == {"kind": "ray", "workers": 3, "address": cluster.address}
+    assert manifest["executor"] == {"kind": "ray", "workers": 3, "address": cluster.address,
+        "threads": worker_threads()}  # as the run was started
     # FindingDory's agent calls too (real validation questions, the seeded random agent)
     fd = ["findingdory", "--data", str(FINDINGDORY_VAL_QA), "--agent", "random", "--limit", "20"]
     cli(gate, *fd, "--out", str(tmp_path / "fd_local"))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from recallbench.executor.threads import worker_threads
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test, policy
 from support.shared_data import FINDINGDORY_VAL_QA
 
@@ -63,7 +64,8 @@ def test_findingdory_shards_partition_the_cases_and_merge_to_the_unsharded_run(f
     assert set().union(*parts) == keys(fd_runs["full"])
     manifest = json.loads((fd_runs["2/3"] / "manifest.json").read_text())
     assert manifest["shard"] == "2/3" and manifest["cases"] == len(parts[1])
-    assert manifest["executor"] == {"kind": "local", "workers": 1, "address": None}
+    assert manifest["executor"] == {"kind": "local", "workers": 1, "address": None,
+        "threads": worker_threads()}  # as the run was started
     merged = tmp_path / "merged"
     # given in any order
     cli("merge", str(fd_runs["3/3"]), str(fd_runs["1/3"]), str(fd_runs["2/3"]),

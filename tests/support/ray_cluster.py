@@ -86,8 +86,11 @@ class RayCluster:
         else:
             args = [f"--address={self.address}"]
         log = open(self.tmp / f"ray_node_{len(self.nodes)}.log", "a")  # noqa: SIM115
+        # Its own process group (one node is killed alone), in our session: with the kernel's
+        # autogroup scheduling every session gets an equal CPU share, so nodes in sessions of
+        # their own would outrun local workers on a loaded machine (bench/bench_ray.py).
         proc = subprocess.Popen([_ray_cli(), "start", *args, *common], env=self.env,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=log, stderr=subprocess.STDOUT, process_group=0)
         self.nodes.append(proc)
 
     def _start_with_retries(self, index: int, attempts: int = 5) -> None:

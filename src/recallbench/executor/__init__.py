@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recallbench.executor.threads import worker_threads
+
 if TYPE_CHECKING:
     from recallbench.executor.local import (
         Executor,
@@ -48,7 +50,9 @@ class ExecutorSettings:
     address: str | None = None
 
     def manifest(self) -> dict[str, Any]:
-        return {"kind": self.kind, "workers": self.workers, "address": self.address}
+        # the workers' BLAS/OpenMP threads: a thread count can reorder a float reduction
+        return {"kind": self.kind, "workers": self.workers, "address": self.address,
+                "threads": worker_threads()}
 
 
 def make_executor(

@@ -10,6 +10,11 @@ Cheap tasks travel in chunks (``chunks.ChunkSizer``): a worker gets several task
 and reports each as it ends, so results still stream back one task at a time. The time limit is
 per task; when a worker dies or is stopped, the task it was running fails and the tasks of its
 chunk that had not started go back to the front of the queue.
+
+Each chunk names its handler and log, so inside ``session.keep_workers()`` (one ``recallbench
+run``) an executor that closes hands its idle workers to the next one, whatever its handler:
+processes start once per run, not once per benchmark and agent. Workers get one BLAS/OpenMP
+thread each (``threads``), as Ray actors do.
 """
 
 from __future__ import annotations
@@ -27,16 +32,18 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from multiprocessing.connection import Connection
-from multiprocessing.reduction import ForkingPickler
+from multiprocessing.reduction import DupFd, ForkingPickler
 from pathlib import Path
 from typing import Any, Protocol
 
 from recallbench.executor.chunks import ChunkSizer
 from recallbench.executor.pool import TaskPool
 from recallbench.executor.results import ERROR_CAP, encode_result
+from recallbench.executor.session import kept_workers
+from recallbench.executor.spool import move_output, open_spool
 from recallbench.executor.task import Task, TaskResult
+from recallbench.executor.threads import worker_thread_env
 from recallbench.executor.wire import FrameReader, decode_message, done_message, ready_message
-from recallbench.io import open_no_follow
 from recallbench.loader import load_attr
 
 # A worker that dies this many times in a row before it is ready means a broken setup.
@@ -48,9 +55,6 @@ PREFETCH_BYTES = 64 * 1024
 # runner more than a cheap task costs the worker. While every worker that wrote still has more
 # tasks of its chunk in hand, the runner waits this long and reads what came meanwhile at once.
 GATHER_SECONDS = 0.002
-# Of one task's stdout/stderr, this much reaches the log; a policy printing 100 KB per step
-# must not grow it by megabytes per test.
-OUTPUT_CAP = 64 * 1024
 
 
 class Executor(Protocol):
@@ -80,63 +84,44 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def _spool_path(log_path: str, pid: int) -> str:
-    return f"{log_path}.{pid}.spool"
+class _InheritedFd:
+    """A descriptor handed to a spawned worker (the same file, not a copy of its name)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Any, tuple[Any]]:
+        return _inherit_fd, (DupFd(self.fd),)
 
 
-def take_output(spool: str, label: str) -> bytes:
-    """At most OUTPUT_CAP bytes of a worker's spooled output (its start and its end, where a
-    traceback is), and the spool emptied."""
-    kept = b""
-    with contextlib.suppress(OSError), open(spool, "r+b") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size:
-            half = OUTPUT_CAP // 2
-            kept = f.read(OUTPUT_CAP if size <= OUTPUT_CAP else half)
-            if size > OUTPUT_CAP:
-                f.seek(size - half)
-                note = f"\n[{size - OUTPUT_CAP} bytes of output from {label} dropped]\n"
-                kept += note.encode() + f.read(half)
-            f.truncate(0)
-    return kept
+def _inherit_fd(dup: Any) -> int:
+    fd: int = dup.detach()
+    return fd
 
 
-def move_output(spool: str, log_path: str, label: str, remove: bool = False) -> None:
-    """Append a worker's spooled output (capped) to the log, then empty (or remove) the spool.
-    The parent calls it for a worker that died mid-task."""
-    kept = take_output(spool, label)
-    if kept:
-        with contextlib.suppress(OSError), os.fdopen(
-                open_no_follow(Path(log_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT),
-                "ab") as log:
-            log.write(kept)
-    if remove:
-        with contextlib.suppress(OSError):
-            os.unlink(spool)
-
-
-def _worker_main(conn: Connection, handler_ref: str, log_path: str | None, ppid: int) -> None:
+def _worker_main(conn: Connection, handler_ref: str, spool_fd: int | None, ppid: int) -> None:
+    """``spool_fd``: sent as an ``_InheritedFd``, it arrives as the descriptor itself."""
     _die_with_parent()
     if os.getppid() != ppid:  # the parent died before prctl took effect
         os._exit(1)
     # Its own process group: the executor ends the worker together with any child process a
     # policy started, and a Ctrl-C at the terminal reaches only the parent, which stops us.
     os.setpgrp()
-    spool = _spool_output(log_path) if log_path else None
-    handler = import_handler(handler_ref)
+    if spool_fd is not None:  # keep simulator chatter out of the parent's progress display
+        os.dup2(spool_fd, 1)
+        os.dup2(spool_fd, 2)
+    handlers = {handler_ref: import_handler(handler_ref)}
     conn.send_bytes(ready_message(os.getpid()))
     while True:
         try:
-            chunk = conn.recv()  # from the runner (trusted): a list of (key, payload)
+            msg = conn.recv()  # from the runner (trusted): (handler, log, [(key, payload)])
         except (EOFError, OSError):
             return
-        if chunk is None:
+        if msg is None:
             _exit_now()
-        if isinstance(chunk, str):  # a prestarted worker joins its executor: that run's log
-            log_path, spool = chunk, _spool_output(chunk)
-            continue
+        ref, log_path, chunk = msg
         for key, payload in chunk:  # one at a time, each reported as it ends
-            conn.send_bytes(_run_task(handler, key, payload, spool, log_path))
+            conn.send_bytes(_run_task(handlers, ref, key, payload, spool_fd, log_path))
 
 
 def _exit_now() -> None:
@@ -151,31 +136,22 @@ def _exit_now() -> None:
     os._exit(0)
 
 
-def _spool_output(log_path: str) -> str:
-    """Send this worker's stdout and stderr to its spool beside ``log_path``: simulator chatter
-    stays out of the parent's progress display, and reaches the log task by task."""
-    spool = _spool_path(log_path, os.getpid())
-    fd = open_no_follow(Path(spool), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-    return spool
-
-
-def _run_task(handler: Callable[[Any], Any], key: str, payload: Any, spool: str | None,
-              log_path: str | None) -> bytes:
+def _run_task(handlers: dict[str, Callable[[Any], Any]], ref: str, key: str, payload: Any,
+              spool_fd: int | None, log_path: str | None) -> bytes:
     start = time.perf_counter()
     try:
-        value, error = handler(payload), None
+        if ref not in handlers:  # a kept worker serving another executor's handler
+            handlers[ref] = import_handler(ref)
+        value, error = handlers[ref](payload), None
     except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
         tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
         value, error = None, f"handler raised {tb}"[:ERROR_CAP]
-    if spool and log_path:
+    if spool_fd is not None:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
-        if _printed():  # one fstat, not an open of the spool, for a task that printed nothing
-            move_output(spool, log_path, key)
+        if _printed():  # one fstat, not a read of the spool, for a task that printed nothing
+            move_output(spool_fd, log_path, key)
     text, unencodable = encode_result(value) if error is None else ("null", None)
     # The runner reads JSON only: what the handler returned cannot run code there.
     return done_message(key, text, unencodable or error, time.perf_counter() - start)
@@ -189,20 +165,28 @@ def _printed() -> bool:
         return True
 
 
-def _pickled(chunk: list[Task]) -> bytes:
+def _pickled(handler: str, log_path: str | None, chunk: list[Task]) -> bytes:
     # the runner's own tasks to its own workers: pickle is safe in this direction only
-    return bytes(ForkingPickler.dumps([(task.key, task.payload) for task in chunk]))
+    return bytes(ForkingPickler.dumps(
+        (handler, log_path, [(task.key, task.payload) for task in chunk])))
 
 
 class _Worker:
-    def __init__(self, ctx: Any, handler_ref: str, log_path: str | None) -> None:
+    def __init__(self, ctx: Any, handler_ref: str, log_path: str | None,
+                 spool: bool = False) -> None:
         parent_conn, child_conn = ctx.Pipe()
+        # the parent keeps the spool open too: the output of a worker that died is read here;
+        # ``spool``: one in the temp folder for a worker whose log is not known yet (prestart)
+        self.spool_fd = (open_spool(Path(log_path).parent if log_path else None)
+                         if log_path or spool else None)
         self.proc = ctx.Process(
             target=_worker_main,
-            args=(child_conn, handler_ref, log_path, os.getpid()),
+            args=(child_conn, handler_ref,
+                  None if self.spool_fd is None else _InheritedFd(self.spool_fd), os.getpid()),
             daemon=True,
         )
-        self.proc.start()
+        with worker_thread_env():  # one BLAS/OpenMP thread, as a Ray actor has
+            self.proc.start()
         child_conn.close()
         self.conn: Connection = parent_conn
         self.fd = parent_conn.fileno()
@@ -212,6 +196,7 @@ class _Worker:
         self.tasks: deque[Task] = deque()  # handed over, not yet reported, in running order
         self.started = 0.0  # when the first of them started, as far as the runner knows
         self.last_chunk = 0  # tasks in the last chunk sent: it has been read once fewer remain
+        self.kept = False  # handed to the run's kept workers (session.keep_workers) once
 
     @property
     def task(self) -> Task | None:
@@ -226,9 +211,17 @@ class _Worker:
                 os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.join(5)
         self.conn.close()
-        if self.log_path and self.proc.pid is not None:  # output of a worker that died
-            move_output(_spool_path(self.log_path, self.proc.pid), self.log_path,
-                        self.task.key if self.task else "worker", remove=True)
+        if self.spool_fd is not None:  # output of a worker that died; the spool goes with it
+            move_output(self.spool_fd, self.log_path, self.task.key if self.task else "worker")
+            os.close(self.spool_fd)
+            self.spool_fd = None
+
+    def stop(self) -> None:
+        """Ask an idle worker to exit, wait up to 2 s, then make sure (``kill``)."""
+        with contextlib.suppress(OSError):
+            self.conn.send(None)
+        self.proc.join(2)
+        self.kill()
 
 
 class ProcessExecutor(TaskPool):
@@ -260,9 +253,25 @@ class ProcessExecutor(TaskPool):
         self._task_bytes = 0.0  # pickled bytes per task in the last chunk sent
         # every worker's socket and process sentinel, registered once for the pool's lifetime
         self._selector = selectors.DefaultSelector()
+        self._kept = kept_workers()
+        # workers a previous executor of this run left (ready, idle): used before new ones
+        self._spare: list[_Worker] = self._kept.take(self._kept_as()) if self._kept else []
+
+    def _kept_as(self) -> str:
+        # a worker spools its output or writes to the terminal for life: kept apart
+        return "local" if self.log_path else "local-terminal"
 
     def _new_worker(self) -> _Worker:
-        w = _adopt(self.handler, self.log_path) or _Worker(self._ctx, self.handler, self.log_path)
+        w = None
+        while self._spare and w is None:
+            w = self._spare.pop()
+            w.log_path = self.log_path  # its next chunk names this log
+            if not w.proc.is_alive():  # died while idle, between two executors
+                w.kill()
+                w = None
+        if w is None:
+            w = _adopt(self.handler, self.log_path) or _Worker(self._ctx, self.handler,
+                                                                self.log_path)
         self._selector.register(w.fd, selectors.EVENT_READ, (w, "conn"))
         self._selector.register(w.proc.sentinel, selectors.EVENT_READ, (w, "sentinel"))
         return w
@@ -284,7 +293,7 @@ class ProcessExecutor(TaskPool):
             if w.tasks and self._task_bytes:  # sized to fit from the start: pickled once
                 n = max(1, min(n, int(PREFETCH_BYTES / self._task_bytes)))
             chunk = [self._queue.popleft() for _ in range(min(n, len(self._queue)))]
-            data = _pickled(chunk)
+            data = _pickled(self.handler, self.log_path, chunk)
             self._task_bytes = len(data) / len(chunk)
             # A busy worker reads its next chunk only after its current one, and meanwhile may
             # block sending us a large result: a chunk that fits the empty pipe never blocks us.
@@ -292,7 +301,7 @@ class ProcessExecutor(TaskPool):
                 keep = len(chunk) // 2
                 self._queue.extendleft(reversed(chunk[keep:]))
                 chunk = chunk[:keep]
-                data = _pickled(chunk)
+                data = _pickled(self.handler, self.log_path, chunk)
             if w.tasks and len(data) > PREFETCH_BYTES:
                 self._queue.extendleft(reversed(chunk))
                 continue
@@ -398,6 +407,13 @@ class ProcessExecutor(TaskPool):
                         yield result
 
     def close(self) -> None:
+        keep = [] if self._kept is None else [
+            w for w in self._pool if w.ready and not w.tasks and w.proc.is_alive()]
+        for w in keep:  # idle and healthy: the run's next executor takes it
+            self._pool.remove(w)
+            for fd in (w.fd, w.proc.sentinel):
+                with contextlib.suppress(KeyError, ValueError, OSError):
+                    self._selector.unregister(fd)
         for w in self._pool:
             with contextlib.suppress(OSError):
                 w.conn.send(None)
@@ -406,6 +422,13 @@ class ProcessExecutor(TaskPool):
             w.proc.join(max(0.0, deadline - time.monotonic()))
             self._kill(w)
         self._pool.clear()
+        if self._kept is not None:
+            for w in keep + self._spare:
+                self._kept.put(self._kept_as(), w)
+                if not w.kept:  # stopped once, when the run ends
+                    w.kept = True
+                    self._kept.at_end(w.stop)
+        self._spare = []
 
 
 # Workers started before their executor exists (``prestart``), by handler.
@@ -417,11 +440,12 @@ def prestart(handler: str, workers: int) -> Iterator[list[int]]:
     """Start ``workers`` processes for ``handler`` now, before the command knows its tasks:
     spawning a worker and its imports (a second or more) then overlap the command's own start
     (its imports, loading the suite, building the tasks) instead of following it. The block's
-    executors of that handler take them before starting their own; a taken worker is told its
-    executor's log first. Those not taken are stopped when the block ends. Until it is taken a
-    worker's output (its imports only) goes to the command's stderr. Yields their pids."""
+    executors of that handler that write a log take them before starting their own (each chunk
+    names its log). Those not taken are stopped when the block ends. Until it is taken a
+    worker's output (its imports only) waits in its spool and reaches the log with its first
+    task. Yields their pids."""
     ctx = mp.get_context("spawn")
-    started = [_Worker(ctx, handler, None) for _ in range(max(0, workers))]
+    started = [_Worker(ctx, handler, None, spool=True) for _ in range(max(0, workers))]
     _prestarted.setdefault(handler, []).extend(started)
     try:
         yield [w.proc.pid for w in started if w.proc.pid is not None]
@@ -436,13 +460,11 @@ def prestart(handler: str, workers: int) -> Iterator[list[int]]:
 
 
 def _adopt(handler: str, log_path: str | None) -> _Worker | None:
-    """A prestarted worker for ``handler``, now writing to ``log_path``; None when none waits."""
+    """A prestarted worker for ``handler``, now writing to ``log_path``; None when none waits
+    or the executor writes no log (a prestarted worker spools its output for life)."""
     waiting = _prestarted.get(handler)
-    if not waiting:
+    if not waiting or not log_path:
         return None
     w = waiting.pop(0)
     w.log_path = log_path
-    if log_path:  # before any chunk (one pipe, in order); a dead worker shows on its sentinel
-        with contextlib.suppress(OSError):
-            w.conn.send(log_path)
     return w

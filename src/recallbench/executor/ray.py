@@ -40,12 +40,13 @@ from typing import Any
 
 from recallbench.errors import UsageError
 from recallbench.executor.chunks import ChunkSizer
-from recallbench.executor.local import import_handler, take_output
+from recallbench.executor.local import import_handler
 from recallbench.executor.pool import TaskPool
 from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
 from recallbench.executor.session import kept_workers
+from recallbench.executor.spool import append_output, open_spool, take_output
 from recallbench.executor.task import Task, TaskResult
-from recallbench.io import open_no_follow
+from recallbench.executor.threads import worker_threads
 
 # How often one task may be lost to infrastructure before it is given back unrun.
 DEFAULT_RETRIES = 3
@@ -72,14 +73,11 @@ class _Runner:
 
     def __init__(self, handler_ref: str) -> None:
         # Keep simulator chatter out of Ray's console stream: it goes back with each result
-        # and the driver appends it to the run folder's log.
-        fd, self.spool = tempfile.mkstemp(prefix="recallbench-worker-", suffix=".spool")
-        os.close(fd)
-        # O_APPEND: after the spool is emptied, writes start again at its beginning.
-        fd = os.open(self.spool, os.O_WRONLY | os.O_APPEND)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
+        # and the driver appends it to the run folder's log. Unlinked already: an actor
+        # stopped by ray.kill runs no cleanup, and leaves nothing in its node's temp folder.
+        self.spool_fd = open_spool()
+        os.dup2(self.spool_fd, 1)
+        os.dup2(self.spool_fd, 2)
         self.handlers: dict[str, Callable[[Any], Any]] = {}
         self._handler(handler_ref)
 
@@ -112,7 +110,7 @@ class _Runner:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
-        return text, unencodable or error, float(wall), take_output(self.spool, key)
+        return text, unencodable or error, float(wall), take_output(self.spool_fd, key)
 
 
 @dataclass
@@ -162,7 +160,9 @@ class RayExecutor(TaskPool):
         self._idle_since = time.monotonic()
         self._owns_ray = False
         if not self.ray.is_initialized():
-            env = {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ}
+            # and one BLAS/OpenMP thread an actor, as local workers get (Ray sets only OMP's)
+            env = {**{k: os.environ[k] for k in FORWARDED_ENV if k in os.environ},
+                   **worker_threads()}
             where = f"the Ray cluster at {address}" if address else "a local Ray"
             # Joining a cluster, Ray's core logs the real cause of a refusal on fd 2, many times;
             # a Ray started here spawns its nodes now, and they keep their stderr
@@ -347,10 +347,7 @@ class RayExecutor(TaskPool):
         self._kept.at_end(lambda: ray.kill(actor, no_restart=True))
 
     def _append_output(self, output: bytes) -> None:
-        if output and self.log_path:
-            with os.fdopen(open_no_follow(Path(self.log_path),
-                                          os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as log:
-                log.write(output)
+        append_output(self.log_path, output)
 
     def close(self) -> None:
         for w in list(self._pool):

@@ -31,6 +31,12 @@ def work(payload: dict[str, Any]) -> dict[str, Any]:
         os.kill(os.getpid(), signal.SIGKILL)
     elif action == "atexit":  # cleanup an agent registers: it runs when the worker stops
         atexit.register(_note_exit, payload["file"])
-    elif action == "print":  # chatter, as a simulator's: the worker's spool takes it
-        print(f"chatter from task {payload['x']}", flush=True)
+    elif action == "print":  # chatter, as a simulator's: the worker's spool, then the run's log
+        print(payload.get("text", f"chatter from task {payload.get('x')}"), flush=True)
     return {"x": payload["x"], "square": payload["x"] ** 2, "pid": os.getpid()}
+
+
+def environment(payload: dict[str, Any]) -> dict[str, Any]:
+    """The worker's pid and the environment variables the payload names (None: unset)."""
+    print(f"environment {payload.get('x')} in {os.getpid()}", flush=True)
+    return {"pid": os.getpid(), "env": {k: os.environ.get(k) for k in payload.get("names", [])}}
