@@ -53,8 +53,7 @@ if [[ $fast == 0 ]]; then
     pytest_in "the slow tests (pytest)" .venv "not lerobot and slow" "${xdist[@]}"
 fi
 
-# The LeRobot tests, in one process: a handful of tests in two modules, and a worker of their
-# own would pay the torch and LeRobot import a second time.
+# The LeRobot tests: two modules, one per worker (each pays the torch and LeRobot import once).
 echo "== the LeRobot tests, in .venv-lerobot"
 if ! wait $lerobot_setup; then
     cat "$lerobot_log" >&2
@@ -63,5 +62,5 @@ if ! wait $lerobot_setup; then
 fi
 lerobot_marks=lerobot
 [[ $fast == 0 ]] || lerobot_marks="lerobot and not slow"
-pytest_in "the LeRobot tests (pytest)" .venv-lerobot "$lerobot_marks"
+pytest_in "the LeRobot tests (pytest)" .venv-lerobot "$lerobot_marks" "${xdist[@]}"
 [[ $ran -gt 0 ]] || { echo "error: no test was selected" >&2; exit 5; }
