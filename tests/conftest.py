@@ -40,3 +40,18 @@ def findingdory_generated_suite(tmp_path_factory: pytest.TempPathFactory) -> Pat
         assert main([*GENERATE, "--out", str(out)]) == 0
 
     return built_once(tmp_path_factory, "fd_generated_suite", generate)
+
+
+@pytest.fixture(scope="session")
+def findingdory_two_day_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny suite with two episodes (days), for the tests that shard by episode; generated
+    once per run like ``findingdory_generated_suite`` and only read."""
+    from recallbench.cli import main
+
+    n = GENERATE.index("--n") + 1
+    args = [*GENERATE[:n], "2", *GENERATE[n + 1:]]
+
+    def generate(out: Path) -> None:
+        assert main([*args, "--out", str(out)]) == 0
+
+    return built_once(tmp_path_factory, "fd_two_day_suite", generate)

@@ -184,17 +184,6 @@ def test_a_batch_of_rows_goes_through_a_chat_formatting_step(findingdory_generat
         assert parse_answer_lists(assistant["content"][0]["text"]) is not None
 
 
-@pytest.fixture(scope="module")
-def two_day_suite(tmp_path_factory) -> Path:
-    from support.findingdory_suite import GENERATE
-
-    out = tmp_path_factory.mktemp("fd2") / "suite"
-    args = [a if a != "1" or i != GENERATE.index("--n") + 1 else "2"
-            for i, a in enumerate(GENERATE)]
-    assert main([*args, "--out", str(out)]) == 0
-    return out
-
-
 def _files(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and p.name != "timings.jsonl"}
@@ -202,19 +191,20 @@ def _files(root: Path) -> dict[str, bytes]:
 
 @pytest.mark.slow
 def test_shards_into_one_folder_give_the_unsharded_export_byte_for_byte(
-        two_day_suite: Path, tmp_path: Path) -> None:
+        findingdory_two_day_suite: Path, tmp_path: Path) -> None:
+    suite = findingdory_two_day_suite
     whole, sharded = tmp_path / "whole", tmp_path / "sharded"
-    assert _export(two_day_suite, whole, "--frames", str(K), "--val-fraction", "0.5") == 0
+    assert _export(suite, whole, "--frames", str(K), "--val-fraction", "0.5") == 0
     for i in (1, 2):
-        assert _export(two_day_suite, sharded, "--frames", str(K), "--val-fraction", "0.5",
+        assert _export(suite, sharded, "--frames", str(K), "--val-fraction", "0.5",
                        "--shard", f"{i}/2") == 0
     assert not (sharded / "data").exists()  # the dataset is written once every day is done
-    assert _export(two_day_suite, sharded, "--frames", str(K), "--val-fraction", "0.5") == 0
+    assert _export(suite, sharded, "--frames", str(K), "--val-fraction", "0.5") == 0
     a, b = _files(whole), _files(sharded)
     assert sorted(a) == sorted(b) and len([k for k in a if k.startswith("videos/")]) == 2
     assert [k for k in a if a[k] != b[k]] == []
     # another shard asking for other options is refused, naming the field
-    assert _export(two_day_suite, sharded, "--frames", "12", "--shard", "1/2") == 2
+    assert _export(suite, sharded, "--frames", "12", "--shard", "1/2") == 2
 
 
 def test_a_day_that_fails_is_counted_and_a_rerun_finishes_it(findingdory_generated_suite: Path,

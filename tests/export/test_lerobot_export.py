@@ -112,36 +112,6 @@ def test_findingdory_day_is_a_head_camera_episode_with_base_actions(
     assert moving.size, "the day never drives"
 
 
-def _decoded(path: Path) -> list[np.ndarray]:
-    with av.open(str(path)) as c:
-        return [f.to_ndarray(format="rgb24") for f in c.decode(c.streams.video[0])]
-
-
-def test_shards_give_the_unsharded_dataset(tmp_path: Path) -> None:
-    from support.findingdory_suite import GENERATE
-
-    suite = tmp_path / "suite"
-    n = GENERATE.index("--n") + 1
-    assert main([*GENERATE[:n], "2", *GENERATE[n + 1:], "--out", str(suite)]) == 0
-    whole, sharded = tmp_path / "whole", tmp_path / "sharded"
-    repo = ["--repo-id", "recallbench/fd"]
-    assert _export(suite, whole, *repo) == 0
-    for i in (1, 2):
-        assert _export(suite, sharded, *repo, "--shard", f"{i}/2") == 0
-    assert _export(suite, sharded, *repo) == 0
-    files = sorted(p.relative_to(whole) for p in whole.rglob("*")
-                   if p.is_file() and p.name != "timings.jsonl")
-    assert files == sorted(p.relative_to(sharded) for p in sharded.rglob("*")
-                           if p.is_file() and p.name != "timings.jsonl")
-    for rel in files:
-        if rel.suffix == ".mp4":  # frame for frame (the encoder's bytes may differ)
-            a, b = _decoded(whole / rel), _decoded(sharded / rel)
-            assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
-        else:
-            assert (whole / rel).read_bytes() == (sharded / rel).read_bytes(), rel
-    assert _load(whole).meta.total_episodes == 2
-
-
 def test_a_scenemem_suite_without_recorded_actions_is_refused_before_work(
         scenemem_suite: Path, tmp_path: Path, capsys) -> None:
     import shutil

@@ -6,7 +6,8 @@ worker is handed a chunk of tasks sized to roughly ``TARGET_SECONDS`` of work (f
 times seen so far), and the next chunk before it runs dry. Chunking never changes what a task
 computes, its time limit or what a crash costs: the worker runs a chunk one task at a time,
 reporting each as it ends; a crash or timeout fails the task that was running and the rest of
-the chunk goes back to the queue (``local.py``, ``ray.py``).
+the chunk goes back to the queue (``local.py``, ``ray.py``; on Ray, where a dying actor may
+lose the replies of tasks it had just finished, the chunk's tasks then run again one at a time).
 """
 
 from __future__ import annotations

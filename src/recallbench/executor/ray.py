@@ -19,7 +19,12 @@ Ray is the optional ``ray`` extra, imported only here.
 Cheap tasks go to an actor in chunks (``chunks.ChunkSizer``): several calls queued on it at
 once, so it never waits for the driver; it still runs them one by one and each result comes
 back as it ends. When the actor dies or is stopped, the task it was running is handled as
-above and the rest of its chunk goes back to the queue. Inside ``session.keep_workers()``
+above and the rest of its chunk goes back to the queue. Which task was running is not always
+known: an actor SIGKILLed right after a task ended may take that task's reply with it, so the
+driver sees every task of the chunk fail at once. A worker that dies with tasks queued behind
+the first one therefore fails none of them outright: they are run again one at a time, each
+alone on its actor, and the one whose actor dies then fails (a crash costs one re-run; a task
+that finished is never blamed for the next one's crash). Inside ``session.keep_workers()``
 (one ``recallbench run``) actors outlive their executor and serve the next one, whatever its
 handler: they are started once per run, not once per benchmark and agent.
 """
@@ -152,6 +157,7 @@ class RayExecutor(TaskPool):
         self.retries = retries
         super().__init__()
         self._lost: dict[str, int] = {}
+        self._alone: set[str] = set()  # keys to run with nothing queued behind them
         self._startup_failures = 0
         self._chunks = ChunkSizer(fixed=chunk)  # chunk: a fixed size; None sizes by wall time
         self._kept = kept_workers()
@@ -208,15 +214,26 @@ class RayExecutor(TaskPool):
         for w in self._pool:
             if w.node is None or not self._queue:
                 continue
+            if w.tasks and w.tasks[0].key in self._alone:
+                continue  # pinning a crash on that task: nothing may run after it
+            if self._queue[0].key in self._alone:
+                if not w.tasks:
+                    self._send(w, [self._queue.popleft()])
+                continue
             n = self._chunks.size(len(self._queue), self.workers)
             if len(w.tasks) > self._chunks.refill_at(n):
                 continue
-            if not w.tasks:
-                w.started = time.perf_counter()
-            for _ in range(min(n, len(self._queue))):
-                task = self._queue.popleft()
-                w.tasks.append(task)
-                w.refs.append(w.actor.run.remote(self.handler, task.key, task.payload))
+            chunk = []
+            while self._queue and len(chunk) < n and self._queue[0].key not in self._alone:
+                chunk.append(self._queue.popleft())
+            self._send(w, chunk)
+
+    def _send(self, w: _Worker, tasks: list[Task]) -> None:
+        if not w.tasks:
+            w.started = time.perf_counter()
+        for task in tasks:
+            w.tasks.append(task)
+            w.refs.append(w.actor.run.remote(self.handler, task.key, task.payload))
 
     def _wait_once(self) -> Iterator[TaskResult]:
         refs = {}
@@ -275,8 +292,19 @@ class RayExecutor(TaskPool):
             value, error, wall, output = self.ray.get(ref)
         except self.ray.exceptions.RayError as exc:
             wall = time.perf_counter() - w.started
+            chunk = [t.key for t in w.tasks]
             self._retire(w)  # the rest of its chunk is back in the queue
             if not self._infrastructure(exc, w):
+                if len(chunk) > 1 and task.key not in self._alone:
+                    # Any of them may have been running (the replies of those before it lost
+                    # with the actor): each runs again alone, where a death has one cause.
+                    self._alone.update(chunk)
+                    self._queue.appendleft(task)
+                    self._append_output(f"[recallbench] {task.key}: its Ray worker died with "
+                                        f"{len(chunk) - 1} more tasks queued; running them "
+                                        "again one at a time to see which was the cause\n"
+                                        .encode())
+                    return None
                 return TaskResult(task.key, error=f"worker process died ({_first_line(exc)})",
                                   wall_time=wall)
             lost = self._lost[task.key] = self._lost.get(task.key, 0) + 1
@@ -290,6 +318,7 @@ class RayExecutor(TaskPool):
                               wall_time=wall, lost=True)
         w.tasks.popleft()
         w.refs.popleft()
+        self._alone.discard(task.key)
         w.started = time.perf_counter()  # the next one starts as this one ends
         self._idle_since = time.monotonic()
         self._append_output(output if isinstance(output, bytes) else b"")
