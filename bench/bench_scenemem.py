@@ -1,8 +1,11 @@
 """What the SceneMem harness costs on top of the raw limits, measured in the same run.
 
 1. Per step: ``run_rollout`` (policy call, action checks, success measure, trace and the strict
-   metric's opening watch every step) against a raw ``env.step`` loop on the same built-in world
-   env, interleaved, in CPU time (so other processes on a shared machine do not count).
+   metric's opening watch every step) against a raw loop of the step it uses (``rollout.stepper``:
+   the built-in world's ``advance``, its ``step`` without building the observation) on the same
+   env, interleaved, in CPU time (so other processes on a shared machine do not count). Beside
+   it, ``env.step`` with its observation on a generated suite's env (three 128x128 cameras),
+   which the loop used to pay on every step although no one read it.
 2. Per test dispatch: ``ProcessExecutor`` round trips against a raw ``multiprocessing`` Pipe
    round trip to a spawned process.
 
@@ -19,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from recallbench.benchmarks.scenemem.rollout import run_rollout
+from recallbench.benchmarks.scenemem.rollout import run_rollout, stepper
 from recallbench.benchmarks.scenemem.spec import EvalSpec, Scenario, TestSpec
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.executor import ProcessExecutor, Task
 
+CAMERAS = ["robot0_agentview_left", "robot0_agentview_right", "robot0_eye_in_hand"]
 STEP_TARGET = 1.10  # the rollout loop (policy call, checks, success, trace, openings) / env.step
 
 
@@ -35,7 +39,7 @@ class Idle:
         return np.zeros(env.action_dim)
 
 
-def bench_steps(steps: int, repeats: int) -> tuple[float, float]:
+def bench_steps(steps: int, repeats: int) -> tuple[float, float, float]:
     from recallbench.world.env import make_env
 
     env = make_env("RecallbenchKitchen", seed=0)
@@ -50,18 +54,30 @@ def bench_steps(steps: int, repeats: int) -> tuple[float, float]:
     scenario = Scenario("bench", Path("/nonexistent"), EvalSpec(tests=[test]), {}, {})
     never = Thresholds(approach_dist=-1.0)  # never succeeds: every rollout runs all steps
     zeros = np.zeros(env.action_dim)
-    raw, harness = [], []
+    raw, harness, observed = [], [], []
+    step = stepper(env)
     for _ in range(repeats):
         start = time.process_time()
         for _ in range(steps):
-            env.step(zeros)
+            step(zeros)
         raw.append((time.process_time() - start) / steps)
         start = time.process_time()
         out = run_rollout(env, Idle(), scenario, test, steps, never)
         harness.append((time.process_time() - start) / steps)
         assert out.steps == steps
     env.close()
-    return statistics.median(raw), statistics.median(harness)
+    # env.step with its observation, on a generated suite's env (the card's three cameras, here
+    # at 128x128); apart, since GL's render threads would cool the caches of the pairs above
+    env = make_env("RecallbenchKitchen", seed=0, use_camera_obs=True, camera_names=CAMERAS,
+                   camera_widths=128, camera_heights=128)
+    env.reset()
+    for _ in range(repeats):
+        start = time.process_time()
+        for _ in range(steps // 10):  # ~20 ms a step
+            env.step(zeros)
+        observed.append((time.process_time() - start) / (steps // 10))
+    env.close()
+    return statistics.median(raw), statistics.median(harness), statistics.median(observed)
 
 
 def _echo(conn) -> None:
@@ -102,10 +118,12 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--tasks", type=int, default=200)
     args = p.parse_args()
-    raw, harness = bench_steps(args.steps, args.repeats)
-    print(f"per step   raw env.step     median {raw * 1e3:8.3f} ms CPU")
+    raw, harness, observed = bench_steps(args.steps, args.repeats)
+    print(f"per step   raw env.advance  median {raw * 1e3:8.3f} ms CPU")
     print(f"per step   run_rollout      median {harness * 1e3:8.3f} ms   ratio {harness / raw:.3f}"
           f"   target <= {STEP_TARGET:.2f}")
+    print(f"per step   env.step         median {observed * 1e3:8.3f} ms   (with its observation; "
+          f"run_rollout takes {harness / observed:.3f}x of it)")
     raw, harness = bench_dispatch(args.tasks)
     print(f"per task   raw Pipe echo    mean  {raw * 1e6:8.1f} us")
     print(f"per task   ProcessExecutor  mean  {harness * 1e6:8.1f} us   ratio {harness / raw:.2f}")

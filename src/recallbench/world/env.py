@@ -248,6 +248,14 @@ class HomeEnv(gym.Env):
     def step(
         self, action: Sequence[float] | np.ndarray
     ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        self.advance(action)
+        truncated = self.horizon is not None and self._steps >= self.horizon
+        return self._get_observations(), 0.0, False, truncated, {}
+
+    def advance(self, action: Sequence[float] | np.ndarray) -> None:
+        """``step`` without building its observation: for a caller that discards it (the
+        SceneMem harness, whose policies ask ``_get_observations()`` themselves), so camera
+        images are rendered when asked for, not also on every step."""
         v = clipped_action(action, self.action_dim)
         self._last_v = v
         t = self._targets = arm_targets(self._targets, v, self.arm_step, self._bounds)
@@ -264,8 +272,6 @@ class HomeEnv(gym.Env):
         ctrl[self._base_ctrl] = (c * vf - s * vs, s * vf + c * vs, v[9] * BASE_YAW_SPEED)
         self._stepper.step(self.n_substeps)
         self._steps += 1
-        truncated = self.horizon is not None and self._steps >= self.horizon
-        return self._get_observations(), 0.0, False, truncated, {}
 
     @property
     def last_action(self) -> np.ndarray | None:  # the last step's clipped action, for recorders

@@ -104,3 +104,58 @@ def test_cli_runs_on_the_builtin_world(world_scenario, tmp_path):
     for line in (tmp_path / "results_run" / "runlog.jsonl").read_text().splitlines():
         rec = json.loads(line)
         assert rec["error"] is None and rec["steps"] == 5 and rec["failed"] in ("door", "both")
+
+
+class _Blind:
+    def reset(self, instruction: str, video_paths: list[str]) -> None:
+        pass
+
+    def get_action(self, env) -> np.ndarray:
+        action = np.zeros(env.action_dim)
+        action[7] = 0.5  # drive forward: the scene changes under the cameras
+        return action
+
+
+class _Looking(_Blind):
+    def get_action(self, env) -> np.ndarray:
+        obs = env._get_observations()
+        self.last = obs["robot0_eye_in_hand_image"].copy()
+        return super().get_action(env)
+
+
+def test_the_loop_renders_cameras_only_when_the_policy_asks(world_scenario, monkeypatch):
+    """The loop steps the built-in world without building step's observation, which it never
+    read: a policy that reads no image costs no render, one that reads renders once a step (it
+    used to be twice), and the outcome is the same as stepping with env.step."""
+    from recallbench.benchmarks.scenemem import rollout
+
+    root, _ = world_scenario
+    scenario = load_scenario(root)
+    env = world_env.make_env(
+        "RecallbenchKitchen", seed=0, use_camera_obs=True, camera_widths=32, camera_heights=32,
+        camera_names=["robot0_agentview_left", "robot0_agentview_right", "robot0_eye_in_hand"])
+    test, steps = scenario.spec.tests[0], 12
+    never = Thresholds(approach_dist=-1.0)  # every rollout runs all its steps
+
+    def run(policy, step_with=None):
+        """The rollout's outcome and how many camera images were rendered."""
+        load_start(env, scenario)  # (a new model: new renderers)
+        rendered = []
+        rgb = env.renders.rgb
+        monkeypatch.setattr(env.renders, "rgb", lambda *a, **k: rendered.append(1) or rgb(*a, **k))
+        if step_with:
+            monkeypatch.setattr(rollout, "stepper", step_with)
+        out = rollout.run_rollout(env, policy, scenario, test, steps, never)
+        monkeypatch.undo()
+        return out, len(rendered)
+
+    blind, blind_renders = run(_Blind())
+    assert blind_renders == 0 and blind.steps == steps
+    looking = _Looking()
+    seen, seen_renders = run(looking)
+    assert seen_renders == 3 * steps  # the three cameras, once for each request
+    old, old_renders = run(_Blind(), step_with=lambda e: e.step)
+    assert old_renders == 3 * steps  # what stepping with env.step renders for nothing
+    assert blind.to_dict() == old.to_dict() == seen.to_dict()
+    assert looking.last.shape == (32, 32, 3) and looking.last.any()
+    env.close()

@@ -83,6 +83,18 @@ def _describe(where: str, exc: BaseException) -> str:
     return f"{where} raised {type(exc).__name__}: {exc}{at}"
 
 
+def stepper(env: Any) -> Any:
+    """What the loop steps ``env`` with (its return value is never read: a policy asks the env
+    for observations itself). The built-in world's ``advance`` is its ``step`` without building
+    the observation, so a camera image is rendered once per request instead of also on every
+    step; any other env (robosuite, a subclass with a ``step`` of its own) steps as it is."""
+    from recallbench.world.env import HomeEnv
+
+    if isinstance(env, HomeEnv) and type(env).step is HomeEnv.step:
+        return env.advance
+    return env.step
+
+
 def run_rollout(
     env: Any,
     policy: Any,
@@ -110,7 +122,7 @@ def run_rollout(
     action_dim = int(env.action_dim)
     seen = ObservationOnlyEnv(env) if observation_only else env
     # looked up once: the loop's own work is what bench/bench_scenemem.py weighs against env.step
-    get_action, env_step = policy.get_action, env.step
+    get_action, env_step = policy.get_action, stepper(env)
     sample, watch, read = trace.sample, openings.update, probe.read
     approach, open_qpos = thresholds.approach_dist, thresholds.open_qpos
     try:
