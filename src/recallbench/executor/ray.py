@@ -223,7 +223,7 @@ class RayExecutor(TaskPool):
             n = self._chunks.size(len(self._queue), self.workers)
             if len(w.tasks) > self._chunks.refill_at(n):
                 continue
-            chunk = []
+            chunk: list[Task] = []
             while self._queue and len(chunk) < n and self._queue[0].key not in self._alone:
                 chunk.append(self._queue.popleft())
             self._send(w, chunk)
