@@ -15,7 +15,7 @@ import pytest
 
 from recallbench.executor import ProcessExecutor, Task
 from recallbench.executor.session import keep_workers
-from recallbench.executor.threads import THREAD_VARS
+from recallbench.executor.threads import RENDER_THREADS, THREAD_VARS
 from support.executor_runs import HANDLER
 from support.fault_support import alive
 
@@ -33,6 +33,22 @@ def run(handler: str, tasks: list[Task], workers: int = 1, **kwargs) -> dict:
 def env_of_workers() -> list[dict]:
     tasks = [Task(f"e{i}", {"x": i, "names": list(THREAD_VARS)}) for i in range(2)]
     return [r.value["env"] for r in run(ENV_HANDLER, tasks).values()]
+
+
+@pytest.mark.slow  # four spawns
+def test_workers_share_the_cores_out_for_rendering_unless_the_user_chose(monkeypatch):
+    monkeypatch.delenv(RENDER_THREADS, raising=False)
+    cores = os.cpu_count() or 1
+
+    def render_threads(workers: int) -> set:
+        tasks = [Task(f"e{i}", {"x": i, "names": [RENDER_THREADS]}) for i in range(2 * workers)]
+        return {r.value["env"][RENDER_THREADS] for r in run(ENV_HANDLER, tasks, workers).values()}
+
+    assert render_threads(1) == {str(cores)}  # a lone worker renders on every core
+    assert render_threads(2) == {str(max(1, cores // 2))}  # two share them
+    assert RENDER_THREADS not in os.environ
+    monkeypatch.setenv(RENDER_THREADS, "3")
+    assert render_threads(2) == {"3"}
 
 
 @pytest.mark.slow  # three spawns, each with its own environment

@@ -173,7 +173,7 @@ def _pickled(handler: str, log_path: str | None, chunk: list[Task]) -> bytes:
 
 class _Worker:
     def __init__(self, ctx: Any, handler_ref: str, log_path: str | None,
-                 spool: bool = False) -> None:
+                 spool: bool = False, pool: int = 1) -> None:
         parent_conn, child_conn = ctx.Pipe()
         # the parent keeps the spool open too: the output of a worker that died is read here;
         # ``spool``: one in the temp folder for a worker whose log is not known yet (prestart)
@@ -185,7 +185,8 @@ class _Worker:
                   None if self.spool_fd is None else _InheritedFd(self.spool_fd), os.getpid()),
             daemon=True,
         )
-        with worker_thread_env():  # one BLAS/OpenMP thread, as a Ray actor has
+        # one BLAS/OpenMP thread, as a Ray actor has; render threads shared out by the ``pool``
+        with worker_thread_env(pool):
             self.proc.start()
         child_conn.close()
         self.conn: Connection = parent_conn
@@ -271,7 +272,7 @@ class ProcessExecutor(TaskPool):
                 w = None
         if w is None:
             w = _adopt(self.handler, self.log_path) or _Worker(self._ctx, self.handler,
-                                                                self.log_path)
+                                                                self.log_path, pool=self.workers)
         self._selector.register(w.fd, selectors.EVENT_READ, (w, "conn"))
         self._selector.register(w.proc.sentinel, selectors.EVENT_READ, (w, "sentinel"))
         return w
@@ -445,7 +446,8 @@ def prestart(handler: str, workers: int) -> Iterator[list[int]]:
     worker's output (its imports only) waits in its spool and reaches the log with its first
     task. Yields their pids."""
     ctx = mp.get_context("spawn")
-    started = [_Worker(ctx, handler, None, spool=True) for _ in range(max(0, workers))]
+    started = [_Worker(ctx, handler, None, spool=True, pool=workers)
+               for _ in range(max(0, workers))]
     _prestarted.setdefault(handler, []).extend(started)
     try:
         yield [w.proc.pid for w in started if w.proc.pid is not None]

@@ -51,7 +51,7 @@ from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
 from recallbench.executor.session import kept_workers
 from recallbench.executor.spool import append_output, open_spool, take_output
 from recallbench.executor.task import Task, TaskResult
-from recallbench.executor.threads import worker_threads
+from recallbench.executor.threads import render_threads, worker_threads
 
 # How often one task may be lost to infrastructure before it is given back unrun.
 DEFAULT_RETRIES = 3
@@ -166,9 +166,10 @@ class RayExecutor(TaskPool):
         self._idle_since = time.monotonic()
         self._owns_ray = False
         if not self.ray.is_initialized():
-            # and one BLAS/OpenMP thread an actor, as local workers get (Ray sets only OMP's)
+            # and one BLAS/OpenMP thread an actor, as local workers get (Ray sets only OMP's),
+            # and one render thread: an actor holds one CPU
             env = {**{k: os.environ[k] for k in FORWARDED_ENV if k in os.environ},
-                   **worker_threads()}
+                   **worker_threads(), **render_threads(os.cpu_count() or 1)}
             where = f"the Ray cluster at {address}" if address else "a local Ray"
             # Joining a cluster, Ray's core logs the real cause of a refusal on fd 2, many times;
             # a Ray started here spawns its nodes now, and they keep their stderr
