@@ -461,32 +461,26 @@ class HomeEnv(gym.Env):
     def approach_pose(self, name: str) -> np.ndarray:
         """A navigable base pose in front of a fixture or receptacle, facing its root body:
         the metadata's hint snapped to the navigation grid."""
-        entry = next(
-            (
-                e
-                for e in self.world_meta["fixtures"] + self.world_meta["receptacles"]
-                if e["name"] == name
-            ),
-            None,
-        )
-        if entry is None:
-            raise KeyError(f"no fixture or receptacle {name!r}")
+        entry = _named(self.world_meta["fixtures"] + self.world_meta["receptacles"], name,
+                       "fixture or receptacle")
         xy = self.nav_grid.snap(np.asarray(entry["approach_pose"][:2], dtype=float))
         target = self.data.xpos[self.model.body(entry["body_name"]).id]
         yaw = math.atan2(target[1] - xy[1], target[0] - xy[0])
         return np.array([xy[0], xy[1], yaw])
 
     def fixture(self, name: str) -> dict:
-        for f in self.world_meta["fixtures"]:
-            if f["name"] == name:
-                return f
-        raise KeyError(f"no fixture {name!r}")
+        return _named(self.world_meta["fixtures"], name, "fixture")
 
     def object(self, name: str) -> dict:
-        for o in self.world_meta["objects"]:
-            if o["name"] == name:
-                return o
-        raise KeyError(f"no object {name!r}")
+        return _named(self.world_meta["objects"], name, "object")
+
+
+def _named(entries: list[dict], name: str, kind: str) -> dict:
+    """The world metadata entry called ``name``; KeyError naming the ``kind`` otherwise."""
+    entry = next((e for e in entries if e["name"] == name), None)
+    if entry is None:
+        raise KeyError(f"no {kind} {name!r}")
+    return entry
 
 
 def make_env(env_name: str, **kwargs: Any) -> HomeEnv:
