@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import traceback
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -88,9 +89,9 @@ def stepper(env: Any) -> Any:
     for observations itself). The built-in world's ``advance`` is its ``step`` without building
     the observation, so a camera image is rendered once per request instead of also on every
     step; any other env (robosuite, a subclass with a ``step`` of its own) steps as it is."""
-    from recallbench.world.env import HomeEnv
-
-    if isinstance(env, HomeEnv) and type(env).step is HomeEnv.step:
+    world = sys.modules.get("recallbench.world.env")  # not loaded: not the built-in world
+    home = getattr(world, "HomeEnv", None)
+    if home is not None and isinstance(env, home) and type(env).step is home.step:
         return env.advance
     return env.step
 
