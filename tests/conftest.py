@@ -30,28 +30,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     xdist_groups.longest_first(config, items)
 
 
-@pytest.fixture(scope="session")
-def findingdory_generated_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny suite, generated once per run (shared by the xdist workers) and only read by its
-    users (the LL tests, the exports and the end-to-end run)."""
-    from recallbench.cli import main
-
-    def generate(out: Path) -> None:
-        assert main([*GENERATE, "--out", str(out)]) == 0
-
-    return built_once(tmp_path_factory, "fd_generated_suite", generate)
-
-
-@pytest.fixture(scope="session")
-def findingdory_two_day_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny suite with two episodes (days), for the tests that shard by episode; generated
-    once per run like ``findingdory_generated_suite`` and only read."""
+def _generated_findingdory(tmp_path_factory: pytest.TempPathFactory, name: str,
+                           episodes: int) -> Path:
+    """The tiny suite (``support.findingdory_suite.GENERATE``) with ``episodes`` days, generated
+    once per run (shared by the xdist workers and both lanes) and only read by its users."""
     from recallbench.cli import main
 
     n = GENERATE.index("--n") + 1
-    args = [*GENERATE[:n], "2", *GENERATE[n + 1:]]
+    args = [*GENERATE[:n], str(episodes), *GENERATE[n + 1:]]
 
     def generate(out: Path) -> None:
         assert main([*args, "--out", str(out)]) == 0
 
-    return built_once(tmp_path_factory, "fd_two_day_suite", generate)
+    return built_once(tmp_path_factory, name, generate)
+
+
+@pytest.fixture(scope="session")
+def findingdory_generated_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One day (the LL tests, the exports and the end-to-end run)."""
+    return _generated_findingdory(tmp_path_factory, "fd_generated_suite", 1)
+
+
+@pytest.fixture(scope="session")
+def findingdory_two_day_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two days, for the tests that shard by episode."""
+    return _generated_findingdory(tmp_path_factory, "fd_two_day_suite", 2)

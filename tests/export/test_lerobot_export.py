@@ -12,24 +12,14 @@ import numpy as np
 import pytest
 
 from recallbench.cli import main
+from support.lerobot_export import export_lerobot, load_dataset
 
 pytestmark = [pytest.mark.lerobot, pytest.mark.slow]
-lerobot_dataset = pytest.importorskip("lerobot.datasets.lerobot_dataset")
+pytest.importorskip("lerobot.datasets.lerobot_dataset")
 torch = pytest.importorskip("torch")
 
 SCENEMEM = ["generate", "scenemem", "--n", "1", "--seed", "5", "--tasks", "1", "--pick-place",
             "1", "--size", "48", "--no-camera-obs", "--workers", "1"]
-
-
-def _export(suite: Path, out: Path, *extra: str) -> int:
-    return main(["export", str(suite), "--format", "lerobot", "--out", str(out),
-                 "--workers", "1", *extra])
-
-
-def _load(root: Path):
-    # torchcodec needs system FFmpeg libraries; PyAV decodes the same files
-    return lerobot_dataset.LeRobotDataset(f"recallbench/{root.name}", root=root,
-                                          video_backend="pyav")
 
 
 def _frame(path: Path, index: int) -> np.ndarray:
@@ -54,8 +44,8 @@ def scenemem_suite(tmp_path_factory) -> Path:
 def test_scenemem_days_and_recall_demonstrations_load_with_lerobot(scenemem_suite: Path,
                                                                    tmp_path: Path) -> None:
     out = tmp_path / "lr"
-    assert _export(scenemem_suite, out) == 0
-    ds = _load(out)
+    assert export_lerobot(scenemem_suite, out) == 0
+    ds = load_dataset(out)
     scenario = next(p for p in scenemem_suite.iterdir() if p.name.startswith("combo_"))
     traj = np.load(scenario / "videos" / "trajectory.npz")
     n = len(traj["state"])
@@ -95,8 +85,8 @@ def test_findingdory_day_is_a_head_camera_episode_with_base_actions(
     from recallbench.export.lerobot_format import base_actions
 
     out = tmp_path / "lr_fd"
-    assert _export(findingdory_generated_suite, out) == 0
-    ds = _load(out)
+    assert export_lerobot(findingdory_generated_suite, out) == 0
+    ds = load_dataset(out)
     ep = findingdory_generated_suite / "episodes" / "ep_0"
     pose = np.load(ep / "frames.npz")["pose"]
     assert ds.meta.total_episodes == 1 and len(ds) == len(pose)
@@ -120,7 +110,7 @@ def test_a_scenemem_suite_without_recorded_actions_is_refused_before_work(
     shutil.copytree(scenemem_suite, old)
     for traj in old.glob("combo_*/videos/trajectory.npz"):
         traj.unlink()
-    assert _export(old, tmp_path / "lr") == 2
+    assert export_lerobot(old, tmp_path / "lr") == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "trajectory.npz" in err and "regenerate" in err
     assert not (tmp_path / "lr").exists()

@@ -11,15 +11,10 @@ import av
 import numpy as np
 import pytest
 
-from recallbench.cli import main
+from support.lerobot_export import export_lerobot, load_dataset
 
 pytestmark = [pytest.mark.lerobot, pytest.mark.slow]
-lerobot_dataset = pytest.importorskip("lerobot.datasets.lerobot_dataset")
-
-
-def _export(suite: Path, out: Path, *extra: str) -> int:
-    return main(["export", str(suite), "--format", "lerobot", "--out", str(out),
-                 "--workers", "1", *extra])
+pytest.importorskip("lerobot.datasets.lerobot_dataset")
 
 
 def _decoded(path: Path) -> list[np.ndarray]:
@@ -32,10 +27,10 @@ def test_shards_give_the_unsharded_dataset(findingdory_two_day_suite: Path,
     suite = findingdory_two_day_suite
     whole, sharded = tmp_path / "whole", tmp_path / "sharded"
     repo = ["--repo-id", "recallbench/fd"]
-    assert _export(suite, whole, *repo) == 0
+    assert export_lerobot(suite, whole, *repo) == 0
     for i in (1, 2):
-        assert _export(suite, sharded, *repo, "--shard", f"{i}/2") == 0
-    assert _export(suite, sharded, *repo) == 0
+        assert export_lerobot(suite, sharded, *repo, "--shard", f"{i}/2") == 0
+    assert export_lerobot(suite, sharded, *repo) == 0
     files = sorted(p.relative_to(whole) for p in whole.rglob("*")
                    if p.is_file() and p.name != "timings.jsonl")
     assert files == sorted(p.relative_to(sharded) for p in sharded.rglob("*")
@@ -46,5 +41,4 @@ def test_shards_give_the_unsharded_dataset(findingdory_two_day_suite: Path,
             assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
         else:
             assert (whole / rel).read_bytes() == (sharded / rel).read_bytes(), rel
-    loaded = lerobot_dataset.LeRobotDataset("recallbench/fd", root=whole, video_backend="pyav")
-    assert loaded.meta.total_episodes == 2
+    assert load_dataset(whole, "recallbench/fd").meta.total_episodes == 2
