@@ -28,7 +28,7 @@ from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.executor import ProcessExecutor, Task
 
 CAMERAS = ["robot0_agentview_left", "robot0_agentview_right", "robot0_eye_in_hand"]
-STEP_TARGET = 1.10  # the rollout loop (policy call, checks, success, trace, openings) / env.step
+STEP_TARGET = 1.10  # the rollout loop (policy call, checks, success, trace, openings) / its step
 
 
 class Idle:

@@ -122,7 +122,7 @@ def run_rollout(
     steps, success, error = 0, False, None
     action_dim = int(env.action_dim)
     seen = ObservationOnlyEnv(env) if observation_only else env
-    # looked up once: the loop's own work is what bench/bench_scenemem.py weighs against env.step
+    # looked up once: the loop's own work is what bench/bench_scenemem.py weighs against its step
     get_action, env_step = policy.get_action, stepper(env)
     sample, watch, read = trace.sample, openings.update, probe.read
     approach, open_qpos = thresholds.approach_dist, thresholds.open_qpos
