@@ -9,7 +9,9 @@ runs every probe through ``run_scenemem``, local processes and Ray actors at 1, 
 workers, in alternating blocks so all see the same machine load. Every run starts its own
 workers (processes or actors), as a single command does. Printed (medians of ``--repeats``):
 
-- wall time per probe, Ray / local, at 1, 2 and 4 workers (target <= 1.05x);
+- wall time per probe, Ray / local, at 1, 2 and 4 workers (target <= 1.05x): the median of
+  each round's ratio (a Ray run over the local run just before it, under the same load; on a
+  shared machine one run's wall time varies by 20% or more from the next);
 - speed-up from 1 to 2 (and 4) workers of each, and Ray's over local's (target >= 0.95).
 
     .venv/bin/python bench/bench_ray.py [--suite DIR] [--probes 104] [--max-steps 40]
@@ -95,8 +97,8 @@ def main() -> None:
 
 
 def measure(args: argparse.Namespace,
-            scratch: Path) -> tuple[dict[tuple[str, int], float], int]:
-    """Median wall time of each (executor, workers) over ``args.repeats`` runs; probes a run."""
+            scratch: Path) -> tuple[dict[tuple[str, int], list[float]], int]:
+    """Wall time of each run of each (executor, workers), in round order; probes a run."""
     import ray
 
     from support.ray_cluster import RayCluster
@@ -129,17 +131,21 @@ def measure(args: argparse.Namespace,
         cluster.stop()
     for (kind, n), seconds in wall.items():  # the spread behind each median: a shared machine
         print(f"{kind} x{n}: " + " ".join(f"{t:.1f}" for t in seconds) + " s")
-    return {k: statistics.median(v) for k, v in wall.items()}, probes
+    return wall, probes
 
 
-def report(med: dict[tuple[str, int], float], probes: int, args: argparse.Namespace) -> None:
+def report(wall: dict[tuple[str, int], list[float]], probes: int,
+           args: argparse.Namespace) -> None:
+    med = {k: statistics.median(v) for k, v in wall.items()}
     print(f"{probes} SceneMem probes per run (max {args.max_steps} steps), 2-node Ray cluster "
           f"(2 CPUs a node) vs local processes; medians of {args.repeats} runs")
     for n in WORKERS:
         local, on_ray = med[("local", n)], med[("ray", n)]
+        rounds = [r / loc for loc, r in zip(wall[("local", n)], wall[("ray", n)], strict=True)]
         print(f"{n} worker(s): local {local / probes * 1e3:7.1f} ms/probe   ray "
-              f"{on_ray / probes * 1e3:7.1f} ms/probe   ray/local {on_ray / local:.3f}x "
-              f"(target <= {RATIO_TARGET})")
+              f"{on_ray / probes * 1e3:7.1f} ms/probe   ray/local {statistics.median(rounds):.3f}x "
+              f"(target <= {RATIO_TARGET}; each round: "
+              + ", ".join(f"{r:.2f}" for r in rounds) + ")")
     for n in WORKERS[1:]:
         local_up = med[("local", 1)] / med[("local", n)]
         ray_up = med[("ray", 1)] / med[("ray", n)]

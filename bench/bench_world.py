@@ -10,7 +10,11 @@ Prints medians and ratios, each beside its target:
 Targets: (1) <= 1.5x, (2) <= 0.7x, (3) >= 50x faster.
 
 Times are process CPU seconds by default (``--clock cpu``; all threads, Mesa's included), so
-other jobs on a shared machine do not count; ``--clock wall`` for wall time.
+other jobs on a shared machine do not count; ``--clock wall`` for wall time. BLAS runs on one
+thread, as in a recallbench worker (``executor.threads``): with a thread per core, OpenBLAS's
+threads spin on after each of robosuite's matrix calls, and a CPU clock charges the spin to
+whatever is timed next (it made our env.step look 2x slower beside robosuite, and robosuite's
+own step 1.7x slower).
 
     .venv/bin/python bench/bench_world.py [--seed 0] [--kind home] [--repeats 11]
 """
@@ -18,11 +22,16 @@ other jobs on a shared machine do not count; ``--clock wall`` for wall time.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
 
-import recallbench.world  # noqa: F401  (picks the headless GL backend before MuJoCo loads)
+from recallbench.executor.threads import worker_threads
+
+os.environ.update(worker_threads())  # before numpy loads: BLAS reads it once, at load
+
+import recallbench.world  # noqa: E402, F401  (picks the headless GL backend before MuJoCo loads)
 
 FRAME_TARGET = 0.7  # an env camera frame / a raw mujoco.Renderer frame
 ROBOSUITE_TARGET = 50  # robosuite PandaOmron step / env.step
@@ -86,7 +95,8 @@ def main() -> None:
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     args = ap.parse_args()
     _CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
-    print(f"clock: {args.clock} (medians of {args.repeats} paired blocks)")
+    print(f"clock: {args.clock} (medians of {args.repeats} paired blocks); BLAS threads "
+          f"{os.environ['OPENBLAS_NUM_THREADS']}")
 
     env = HomeEnv(seed=args.seed, kind=args.kind)
     m = env.model
@@ -203,11 +213,13 @@ def main() -> None:
     )
     low, high = rs.action_spec
     rs_actions = rng.uniform(low, high, (20, rs.action_dim)) * 0.3
+    r = [0]  # its own count: env_step's must keep replaying whole episodes from a reset
 
     def rs_step() -> None:
-        rs.step(rs_actions[k[0] % len(rs_actions)])
-        k[0] += 1
+        rs.step(rs_actions[r[0] % len(rs_actions)])
+        r[0] += 1
 
+    k[0] = j[0] = 0  # both replay the same episodes from their start again
     # robosuite, our step and the raw mj_step calls alternate under the same load, with
     # blocks of similar wall time (robosuite is ~30-60x slower per step)
     (t_rs, t_env2, t_raw2), rounds = _blocks(

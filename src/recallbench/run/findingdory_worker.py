@@ -68,6 +68,8 @@ def _shown(value: list[Any]) -> str:
 
 def loggable(info: Any) -> dict[str, Any]:
     # The run log is strict JSON (no NaN); an agent's odd info must not crash the whole run.
+    if type(info) is dict and not info:  # most agents' (a cheap case's round trip is µs)
+        return {}
     try:
         return dict(json.loads(encode_info(info)))
     except (TypeError, ValueError, AttributeError, RecursionError):
@@ -89,9 +91,14 @@ def encode_info(info: Any) -> str:
 
 _agents: dict[str, Any] = {}
 _sources: dict[str, Any] = {}
+# The last spec object asked for and its agent: a chunk's cases arrive sharing one spec object
+# (pickled once per chunk), so a case finds its agent by identity, not by encoding the spec.
+_last: list[Any] = [None, None]
 
 
 def _agent(spec: dict[str, Any], suite: str | None, trusted: bool) -> Any:
+    if spec is _last[0]:
+        return _last[1]
     key = json.dumps(spec, sort_keys=True, default=str)
     if key not in _agents:
         from recallbench.agents.registry import construct_seeded, resolve
@@ -102,6 +109,7 @@ def _agent(spec: dict[str, Any], suite: str | None, trusted: bool) -> Any:
 
             agent.fit(load_suite(suite, trusted=trusted).cases)
         _agents[key] = agent
+    _last[:] = [spec, _agents[key]]
     return _agents[key]
 
 
