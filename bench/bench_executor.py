@@ -10,7 +10,7 @@ median's, and the load average the machine had (the ratios are the figures to qu
 machine). The scratch folder (runs, predictions) is removed at the end, also on failure.
 
 The score command does not ask the agent anything, so no run, isolated or not, reaches it: the
-random agent's own answers (a generator seeded per case, ~40 µs each) are timed here, in this
+random agent's own answers (a generator seeded per case, 27-40 µs each) are timed here, in this
 process, on the same queries, and the run is also weighed against the score command plus them,
 the floor of an in-process run of the same agent (what isolation itself costs on top).
 
