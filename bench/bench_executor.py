@@ -65,21 +65,20 @@ def predictions(run: Path, out: Path) -> int:
 
 
 def agent_seconds(data: Path, repeats: int) -> float:
-    """Median wall seconds the random agent takes to answer every case of ``data`` in-process
-    (its queries built beforehand, as the run's driver builds them before any worker asks)."""
+    """Median wall seconds the random agent takes to answer every case of ``data`` in-process,
+    on the queries the run itself sends its worker (``run.findingdory._tasks``), built
+    beforehand as the run's driver builds them before any worker asks."""
     from recallbench.agents.registry import construct_seeded, resolve
     from recallbench.benchmarks.findingdory.data import load_suite
     from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
-    from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, build_query, offered_for
+    from recallbench.run.findingdory import _tasks
+    from recallbench.run.findingdory_worker import AgentSpec
 
     suite = load_suite(data)
-    episodes = EpisodeCache(suite)
-    queries = []
-    for case in suite.cases:
-        episode = episodes.get(case.ep_id)
-        offered = offered_for(case, DEFAULT_FRAMES, None, episode)
-        queries.append(build_query(case, offered, episode, None, False))
-    agent = construct_seeded(resolve("random", "findingdory"), {}, 0)
+    spec = AgentSpec("random", {}, 0)
+    queries = [t.payload["query"] for t in _tasks(suite, spec, suite.cases, DEFAULT_FRAMES,
+                                                  None, False)]
+    agent = construct_seeded(resolve(spec.spec, "findingdory"), spec.kwargs, spec.seed)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
