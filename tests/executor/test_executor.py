@@ -40,6 +40,17 @@ def test_handler_exception_fails_only_its_task():
     assert out["a"].value["pid"] == out["c"].value["pid"]
 
 
+def test_a_result_that_is_not_strict_json_fails_only_its_task():
+    tasks = [Task("a", {"x": 1}), Task("nan", {"x": 2, "do": "nan"}),
+             Task("np", {"x": 3, "do": "numpy"}), Task("c", {"x": 4})]
+    out = run_all(tasks, workers=1, chunk=4)  # one chunk: the worker goes on after "nan"
+    assert out["nan"].value is None
+    assert out["nan"].error.startswith("the handler's result is not strict JSON (ValueError")
+    assert out["np"].error is None and out["np"].value == {"x": 3, "square": 9, "v": [0, 1, 2]}
+    assert out["a"].value["square"] == 1 and out["c"].value["square"] == 16
+    assert out["a"].value["pid"] == out["c"].value["pid"]
+
+
 def test_timeout_kills_and_replaces_the_worker():
     tasks = [
         Task("slow", {"x": 0, "do": "sleep", "seconds": 60}),

@@ -74,7 +74,7 @@ class RandomAgent:
     def select_frames(self, query: FrameQuery, frames: FrameSource | None) -> FrameAnswer:
         rng = case_rng(self.seed, query.case_id)
         k = len(query.offered_frames)
-        return FrameAnswer(frame_indices=[int(i) for i in rng.integers(0, k, size=_count(query))])
+        return FrameAnswer(frame_indices=rng.integers(0, k, size=_count(query)).tolist())
 
 
 class RecencyAgent:

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from recallbench.executor.chunks import ChunkSizer
 from recallbench.executor.pool import TaskPool
-from recallbench.executor.results import ERROR_CAP, encode_result
+from recallbench.executor.results import ERROR_CAP
 from recallbench.executor.session import kept_workers
 from recallbench.executor.spool import move_output, open_spool
 from recallbench.executor.task import Task, TaskResult
@@ -152,9 +152,8 @@ def _run_task(handlers: dict[str, Callable[[Any], Any]], ref: str, key: str, pay
             sys.stderr.flush()
         if _printed():  # one fstat, not a read of the spool, for a task that printed nothing
             move_output(spool_fd, log_path, key)
-    text, unencodable = encode_result(value) if error is None else ("null", None)
     # The runner reads JSON only: what the handler returned cannot run code there.
-    return done_message(key, text, unencodable or error, time.perf_counter() - start)
+    return done_message(key, value, error, time.perf_counter() - start)
 
 
 def _printed() -> bool:

@@ -18,7 +18,7 @@ import os
 import struct
 from typing import Any
 
-from recallbench.executor.results import decode_result
+from recallbench.executor.results import decode_result, encode_result
 
 # The most one read takes from a worker's socket; what does not fit waits for the next read.
 READ_BYTES = 1 << 20
@@ -28,11 +28,13 @@ def ready_message(pid: int) -> bytes:
     return json.dumps(["ready", pid]).encode()
 
 
-def done_message(key: str, text: str, error: str | None, wall: float) -> bytes:
-    """``text`` is already strict JSON (``results.encode_result``): embedded as it is, never
-    escaped into a string and decoded twice."""
-    head = json.dumps(["done", key, error, wall])
-    return f"{head[:-1]}, {text}]".encode()
+def done_message(key: str, value: Any, error: str | None, wall: float) -> bytes:
+    """The whole message encoded at once (``results.encode_result``); a ``value`` that is not
+    strict JSON is sent as null, with why as the task's error."""
+    text, unencodable = encode_result(["done", key, error, wall, value])
+    if unencodable is None:
+        return text.encode()
+    return json.dumps(["done", key, unencodable, wall, None]).encode()
 
 
 def decode_message(data: bytes) -> list[Any]:

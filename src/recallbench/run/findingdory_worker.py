@@ -113,9 +113,7 @@ def _agent(spec: dict[str, Any], suite: str | None, trusted: bool) -> Any:
     return _agents[key]
 
 
-def _frames(video: str | None, offered: list[int], times: tuple[str, ...] | None) -> Any:
-    if video is None:
-        return None
+def _frames(video: str, offered: list[int], times: tuple[str, ...] | None) -> Any:
     if "cache" not in _sources:
         from recallbench.benchmarks.findingdory.evaluate import SourceCache
 
@@ -133,7 +131,9 @@ def answer_case(payload: dict[str, Any]) -> dict[str, Any]:
     query: FrameQuery = payload["query"]
     try:
         agent = _agent(payload["agent"], payload.get("suite"), payload.get("trusted", False))
-        frames = _frames(payload.get("video"), list(query.offered_frames), query.times_of_day)
+        video = payload.get("video")
+        frames = None if video is None else _frames(video, list(query.offered_frames),
+                                                    query.times_of_day)
         return {"record": answer_record(agent.select_frames(query, frames))}
     except TransientError as exc:
         return {"transient": exc.kind, "message": str(exc)[:2000]}

@@ -31,6 +31,12 @@ def work(payload: dict[str, Any]) -> dict[str, Any]:
         os.kill(os.getpid(), signal.SIGKILL)
     elif action == "atexit":  # cleanup an agent registers: it runs when the worker stops
         atexit.register(_note_exit, payload["file"])
+    elif action == "nan":  # not strict JSON: fails this task in the worker, never the runner
+        return {"x": payload["x"], "square": float("nan")}
+    elif action == "numpy":  # numpy values are plain numbers underneath: sent as such
+        import numpy as np
+
+        return {"x": payload["x"], "square": np.int64(payload["x"] ** 2), "v": np.arange(3)}
     elif action == "print":  # chatter, as a simulator's: the worker's spool, then the run's log
         print(payload.get("text", f"chatter from task {payload.get('x')}"), flush=True)
     return {"x": payload["x"], "square": payload["x"] ** 2, "pid": os.getpid()}
