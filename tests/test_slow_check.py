@@ -58,9 +58,13 @@ def test_a_slow_test_outside_slow_fails_the_run_naming_it(tmp_path, workers):
         pytest.importorskip("xdist", reason="needs pytest-xdist (test extra)")
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "test_cases.py").write_text(CASES)
+    # A real, empty ini of its own, so the project's pytest settings stay out (not `-c /dev/null`:
+    # pytest 9.2 refuses a config file without a .ini/.cfg/.toml name)
+    ini = tmp_path / "pytest.ini"
+    ini.write_text("[pytest]\n")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--slow-limit", "0.4",
-         "--rootdir", str(tmp_path), "-c", "/dev/null", *workers, str(tmp_path)],
+         "--rootdir", str(tmp_path), "-c", str(ini), *workers, str(tmp_path)],
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH",
                                                                                   "")])})
