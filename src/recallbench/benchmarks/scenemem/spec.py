@@ -6,6 +6,8 @@ accepts unknown extra fields, so richer real specs still load. See docs/scenemem
 
 from __future__ import annotations
 
+import errno
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +17,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from recallbench.benchmarks.limits import MAX_CAMERA_SIDE, MAX_WORLD_LIST, MAX_WORLD_OBJECTS
 from recallbench.errors import InputError, SuiteRefusal
 from recallbench.io import read_bytes_regular, read_json
 
@@ -52,7 +55,8 @@ class TestSpec(BaseModel):
     instruction: str | None = None
     fixture: Fixture
     task: Task = "find_target"
-    max_steps: int | None = Field(default=None, gt=0, le=MAX_STEPS_LIMIT)
+    # strict: JSON's true is not a step count
+    max_steps: int | None = Field(default=None, gt=0, le=MAX_STEPS_LIMIT, strict=True)
     # restore only: the object's body and the position it must be brought back to.
     object_body_name: str | None = None
     target_pos: list[FiniteFloat] | None = Field(default=None, min_length=3, max_length=3)
@@ -118,7 +122,7 @@ def discover_scenarios(data_dir: str | Path, filter_substr: str | None = None) -
     """Scenario folders (any sub-folder holding eval_spec.json or env/), sorted by name.
 
     A folder with env/ but no eval_spec.json is still returned, so loading reports it instead
-    of silently dropping it.
+    of silently dropping it; so is a link that leads nowhere (a loop, a dangling link).
     """
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
@@ -127,7 +131,8 @@ def discover_scenarios(data_dir: str | Path, filter_substr: str | None = None) -
     found = [
         p
         for p in sorted(data_dir.iterdir())
-        if p.is_dir() and ((p / "eval_spec.json").exists() or (p / "env").is_dir())
+        if (p.is_dir() and ((p / "eval_spec.json").exists() or (p / "env").is_dir()))
+        or (p.is_symlink() and not p.exists())
     ]
     if filter_substr:
         found = [p for p in found if filter_substr in p.name]
@@ -187,18 +192,22 @@ def load_scenario(
     built (backend.check_against_model), since only the model knows nq/nv. ``env_factory`` comes
     from the command line; a suite may only name a registered factory (see check_env_factory).
     """
-    root = Path(root).resolve()
+    root = _scenario_folder(Path(root), trusted)
     spec_path = root / "eval_spec.json"
+    _within(root, spec_path, None, trusted)
     spec = parse_eval_spec(spec_path)
     for i, name in enumerate(VIDEO_NAMES):
         if not (root / "videos" / name).is_file():
             raise InputError(root / "videos" / name, f"videos[{i}]", "video file is missing")
+        _within(root, root / "videos" / name, f"videos[{i}]", trusted)
     subtasks = root / "videos" / "subtasks.json"
     if subtasks.exists():  # optional; only its JSON is checked (the card leaves its fields open)
+        _within(root, subtasks, None, trusted)
         _read_json(subtasks)
     for name in ENV_FILES:
         if not (root / "env" / name).is_file():
             raise InputError(root / "env" / name, None, "file is missing")
+        _within(root, root / "env" / name, None, trusted)
     env_args = _read_json(root / "env" / "env_args.json")
     env_args_path = root / "env" / "env_args.json"
     if not isinstance(env_args, dict):
@@ -214,10 +223,72 @@ def load_scenario(
     ep_meta = _read_json(root / "env" / "ep_meta.json")
     if not isinstance(ep_meta, dict):
         raise InputError(root / "env" / "ep_meta.json", "<root>", "must be a JSON object")
+    check_world_size(ep_meta, kwargs, root / "env")
     _check_start_state(root / "env" / "start_state.npy")
     bodies, joints = xml_names(root / "env" / "unified_model.xml")
     check_fixture_names(spec, spec_path, bodies.__contains__, joints.get)
     return Scenario(root.name, root, spec, env_args, ep_meta, env_factory, trusted)
+
+
+def _scenario_folder(given: Path, trusted: bool) -> Path:
+    """The scenario folder, resolved: a link that loops or dangles is refused, and (untrusted)
+    one that leads out of the suite folder."""
+    try:
+        os.stat(given)
+    except OSError as exc:
+        if given.is_symlink():  # discover_scenarios lists these so that they are reported
+            what = "a symlink loop" if exc.errno == errno.ELOOP else "a link that leads nowhere"
+            raise InputError(given, None, f"{what}, not a scenario folder") from None
+    root = given.resolve()
+    if not trusted and not root.is_relative_to(given.parent.resolve()):
+        raise SuiteRefusal(given, None, "the scenario folder links outside the suite folder "
+                                        "(--trust-suite allows it)")
+    return root
+
+
+def _within(root: Path, path: Path, field: str | None, trusted: bool) -> None:
+    """A file the scenario reads is its own (untrusted): a symlink out of its folder is not."""
+    if not trusted and not Path(os.path.realpath(path)).is_relative_to(root):
+        raise SuiteRefusal(path, field, "links outside the scenario folder (--trust-suite "
+                                        "allows it)")
+
+
+# What the built-in world builds from a scenario (world.env: ep_meta.json's recallbench_world
+# on reset, env_kwargs on construction); the bounds: benchmarks.limits.
+WORLD_KEY = "recallbench_world"
+_CAMERA_KEYS = ("camera_width", "camera_height", "camera_widths", "camera_heights")
+
+
+def check_world_size(ep_meta: dict[str, Any], kwargs: dict[str, Any], env_dir: Path) -> None:
+    """One ``InputError`` naming the file and field when a world-size field is not a bounded
+    count: a world that large would make every test of the scenario run to its timeout."""
+    meta_path, args_path = env_dir / "ep_meta.json", env_dir / "env_args.json"
+    world = ep_meta.get(WORLD_KEY)
+    if world is not None:
+        if not isinstance(world, dict):
+            raise InputError(meta_path, WORLD_KEY, "must be a JSON object")
+        _count(world.get("n_objects"), MAX_WORLD_OBJECTS, meta_path, f"{WORLD_KEY}.n_objects")
+        for key, value in world.items():
+            if isinstance(value, list) and len(value) > MAX_WORLD_LIST:
+                raise InputError(meta_path, f"{WORLD_KEY}.{key}",
+                                 f"{len(value)} entries; at most {MAX_WORLD_LIST}")
+    _count(kwargs.get("n_objects"), MAX_WORLD_OBJECTS, args_path, "env_kwargs.n_objects")
+    for key in _CAMERA_KEYS:
+        value = kwargs.get(key)
+        for i, side in enumerate(value if isinstance(value, list) else [value]):
+            field = f"env_kwargs.{key}" + (f"[{i}]" if isinstance(value, list) else "")
+            _count(side, MAX_CAMERA_SIDE, args_path, field)
+
+
+def _count(value: Any, bound: int, path: Path, field: str) -> None:
+    """None, or an integer in [0, bound] (true is not a count)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(path, field, f"must be an integer, got {value!r:.40}")
+    if not 0 <= value <= bound:
+        raise InputError(path, field, f"{value} is out of range: 0 to {bound} (the bound a "
+                                      "suite's world may ask for)")
 
 
 # env_kwargs that hand the env model text or name files: the env would compile or read them past
