@@ -11,7 +11,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "recallbench"
 # Bottom to top. A module may import its own package and any package of a lower layer; the base
 # helpers may also import each other.
 LAYERS: list[set[str]] = [
-    {"__init__", "errors", "io", "versions", "loader", "seeding"},  # base helpers
+    {"__init__", "errors", "io", "versions", "loader", "seeding", "console"},  # base helpers
     {"world", "video", "executor"},
     {"benchmarks"},
     {"agents"},

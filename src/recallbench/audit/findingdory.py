@@ -253,10 +253,10 @@ def plot(report: dict[str, Any], png_path: Path) -> Path:
     return plot_rates(report, png_path)
 
 
-def table(report: dict[str, Any]) -> Any:
+def table(report: dict[str, Any], width: int = 80) -> Any:
     from recallbench.audit.findingdory_plot import rates_table
 
-    return rates_table(report)
+    return rates_table(report, width)
 
 
 __all__ = ["audit", "compute_reference", "plot", "suite_figures", "table"]

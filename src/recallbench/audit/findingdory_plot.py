@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
+from rich.console import RenderableType
 
 from recallbench.audit.findingdory_calibration import AUDITED_AGENTS as AGENTS
 from recallbench.benchmarks.findingdory.templates import CATEGORY_GROUP
+from recallbench.console import fit_table
 
 
 def _pct(value: float | None) -> str:
@@ -19,15 +20,15 @@ def _pair(mine: dict[str, Any] | None, val: dict[str, Any] | None) -> str:
     return f"{_pct((mine or {}).get('rate'))}/{_pct((val or {}).get('rate'))}"
 
 
-def rates_table(report: dict[str, Any]) -> Table:
+def rates_table(report: dict[str, Any], width: int = 80) -> RenderableType:
     """One row per category (then per group and overall): mix, valid-window width, unsolvable
-    share and each agent's HL-SR, every cell "suite / val" in percent."""
+    share and each agent's HL-SR, every cell "suite / val" in percent; split over several tables
+    (each with the slice and n) where ``width`` holds fewer columns."""
     ref = report["reference"]
     title = (f"FindingDory audit: {report['n']} questions, K={report['k']}, {report['scoring']} "
              "scoring; cells: suite/val (%)")
-    t = Table(title=title, show_lines=False)
-    for col in ("slice", "n", "mix", "width", "unsolv.", *AGENTS):
-        t.add_column(col, justify="left" if col == "slice" else "right", no_wrap=True)
+    header = ["slice", "n", "mix", "width", "unsolv.", *AGENTS]
+    rows: list[list[str]] = []
     for cat in CATEGORY_GROUP:
         mine, val = report["categories"].get(cat), ref["categories"].get(cat)
         if mine is None and val is None:
@@ -36,19 +37,20 @@ def rates_table(report: dict[str, Any]) -> Table:
                  for k in ("share", "width", "unsolvable")]
         agents = [_pair(report["agents"][a]["categories"].get(cat),
                         ref["agents"][a]["categories"].get(cat)) for a in AGENTS]
-        t.add_row(cat, str((mine or {}).get("n", 0)), *cells, *agents)
-    t.add_section()
+        rows.append([cat, str((mine or {}).get("n", 0)), *cells, *agents])
+    ends = {len(rows) - 1}
     for group in sorted(set(CATEGORY_GROUP.values())):
         agents = [_pair(report["agents"][a]["groups"].get(group),
                         ref["agents"][a]["groups"].get(group)) for a in AGENTS]
         n = report["agents"]["oracle"]["groups"].get(group, {}).get("n", 0)
-        t.add_row(group, str(n), "", "", "", *agents)
-    t.add_section()
+        rows.append([group, str(n), "", "", "", *agents])
+    ends.add(len(rows) - 1)
     unsolvable = f"{_pct(report['unsolvable'])}/{_pct(ref['unsolvable'])}"
     agents = [_pair(report["agents"][a]["overall"], ref["agents"][a]["overall"]) for a in AGENTS]
     tv = f"TV {report['category_tv']:.3f}"
-    t.add_row("overall", str(report["n"]), tv, "", unsolvable, *agents)
-    return t
+    rows.append(["overall", str(report["n"]), tv, "", unsolvable, *agents])
+    return fit_table(title, header, rows, width=width, keys=2, right=range(1, len(header)),
+                     ends=ends)
 
 
 def plot_rates(report: dict[str, Any], png_path: Path) -> Path:

@@ -135,25 +135,25 @@ def _cell(r: dict[str, Any]) -> str:
     return f"{100 * r['rate']:.1f} [{100 * r['lo']:.0f}-{100 * r['hi']:.0f}]"
 
 
-def table(report: dict[str, Any]) -> Any:
+def table(report: dict[str, Any], width: int = 80) -> Any:
     """Rows: each policy overall and per fixture type; columns: both metrics with intervals and
-    the fixtures opened before success."""
-    from rich.table import Table
+    the fixtures opened before success (split over two tables, policy first, at 80 columns)."""
+    from recallbench.console import fit_table
 
-    t = Table(title=f"SceneMem audit: {report['n']} probes (primary metric {report['metric']})")
-    for col in ("policy", "fixture type", "n", "memory_success % [95%]",
-                "first_open_success % [95%]", "opened before success"):
-        t.add_column(col, justify="left" if col in ("policy", "fixture type") else "right")
+    rows = []
     for name, a in report["agents"].items():
         before = a["fixtures_opened_before_success"]["mean"]
-        t.add_row(name, "all", str(a["memory_success"]["overall"]["n"]),
-                  _cell(a["memory_success"]["overall"]),
-                  _cell(a["first_open_success"]["overall"]),
-                  "-" if before is None else f"{before:.2f}")
+        rows.append([name, "all", str(a["memory_success"]["overall"]["n"]),
+                     _cell(a["memory_success"]["overall"]),
+                     _cell(a["first_open_success"]["overall"]),
+                     "-" if before is None else f"{before:.2f}"])
         for group, r in a["memory_success"]["groups"].items():
-            t.add_row("", group, str(r["n"]), _cell(r),
-                      _cell(a["first_open_success"]["groups"][group]), "")
-    return t
+            rows.append(["", group, str(r["n"]), _cell(r),
+                         _cell(a["first_open_success"]["groups"][group]), ""])
+    header = ["policy", "fixture type", "n", "memory_success\n% [95%]",
+              "first_open_success\n% [95%]", "opened before\nsuccess"]
+    return fit_table(f"SceneMem audit: {report['n']} probes (primary metric {report['metric']})",
+                     header, rows, width=width, keys=3, right={2, 3, 4, 5})
 
 
 def plot(report: dict[str, Any], png: Path) -> None:

@@ -10,17 +10,10 @@ from recallbench.cli.formats import add_format_option, as_data
 
 def _list_agents(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.table import Table
 
     from recallbench.agents.registry import list_agents
+    from recallbench.console import fit_table
 
-    table = Table(title="Agents: a name means the same on every benchmark it runs on (or give "
-                        "module:Class / path.py:Class)")
-    table.add_column("name", no_wrap=True)
-    table.add_column("runs on", no_wrap=True)
-    table.add_column("kind", no_wrap=True)  # what its score means (docs/agents.md)
-    table.add_column("what it is")
-    table.add_column("source")
     if as_data(args):
         from recallbench.report.formats import write_records
 
@@ -28,11 +21,17 @@ def _list_agents(args: argparse.Namespace) -> int:
                         "kind": info["kind"], "what": info["summary"], "source": info["source"]}
                        for name, info in list_agents().items()], args.format)
         return 0
-    for name, info in list_agents().items():
-        roles = ", ".join("findingdory-navigation" if r == "navigation" else r
-                          for r in info["targets"])
-        table.add_row(name, roles or "-", info["kind"], info["summary"], info["source"])
-    Console(width=160).print(table)
+    rows = [[name, ", ".join("findingdory-navigation" if r == "navigation" else r
+                             for r in info["targets"]) or "-",
+             info["kind"], info["summary"], info["source"]]
+            for name, info in list_agents().items()]
+    console = Console()
+    # kind: what its score means (docs/agents.md); at 80 columns the descriptions get a table of
+    # their own beside the names
+    console.print(fit_table("Agents: a name means the same on every benchmark it runs on (or "
+                            "give module:Class / path.py:Class)",
+                            ["name", "runs on", "kind", "what it is", "source"], rows,
+                            width=console.width, wrap={3, 4}))
     return 0
 
 

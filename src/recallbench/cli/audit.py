@@ -8,7 +8,6 @@ judge), 1 when a check fails, 2 on a user error.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,8 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     from recallbench.audit.core import auditor
 
     module = auditor(report["benchmark"])
-    console.print(module.table(report) if hasattr(module, "table") else _generic_table(report))
+    console.print(module.table(report, console.width) if hasattr(module, "table")
+                  else _generic_table(report))
     failed = [c for c in report["checks"] if not c["passed"]]
     for c in failed:
         console.print(f"  [red]crossed[/red] {_crossed(c)}", highlight=False)
@@ -94,8 +94,8 @@ def _handle(args: argparse.Namespace) -> int:
     # the options its audit takes; the others keep their defaults there
     opts: dict[str, Any] = {name: getattr(args, name) for name in auditor(benchmark).OPTIONS
                             if getattr(args, name, None) is not None}
-    # the table is wide: a pipe or a file gets it whole rather than folded at 80 columns
-    console = Console(width=None if sys.stdout.isatty() else 170)
+    # wide tables are split over several at the console's width (80 in a pipe), never folded
+    console = Console()
     report = run_audit(suite, console=Console(stderr=True), **opts)
     json_path, png_path = write_report(report, Path(args.out) if args.out else _default_out(suite))
     if as_data(args):  # the checks as rows on stdout, for CI

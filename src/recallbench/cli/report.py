@@ -25,7 +25,7 @@ def show_summary(args: argparse.Namespace, summary: dict[str, Any], metrics: Seq
     if summary.get("policy_simulator_access"):
         from recallbench.benchmarks.scenemem.observation_env import SIMULATOR_ACCESS_NOTE
 
-        console.print(SIMULATOR_ACCESS_NOTE, highlight=False, soft_wrap=True)
+        console.print(SIMULATOR_ACCESS_NOTE, highlight=False)  # wrapped at the width
 
 
 def warn_unfinished(summary: dict[str, Any], run_dir: str | Path) -> None:
@@ -84,10 +84,13 @@ def _handle_report(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from recallbench.errors import InputError
+    from recallbench.report.comparison import COMPARISON
     from recallbench.report.runs import SUMMARY
 
     console = Console(stderr=as_data(args))
     path = Path(args.run) / SUMMARY
+    if not path.is_file() and (Path(args.run) / COMPARISON).is_file():
+        return _report_comparison(args, console)
     if not path.is_file():
         raise InputError(path, None, f"no summary; run `recallbench score {args.run}`")
     summary = json.loads(path.read_text())
@@ -100,6 +103,24 @@ def _handle_report(args: argparse.Namespace) -> int:
     warn_unfinished(summary, args.run)
     show_summary(args, summary, summary["metrics"], console, slices)
     return 0
+
+
+def _report_comparison(args: argparse.Namespace, console: Any) -> int:
+    """A comparison folder (``recallbench run``): its tables from ``comparison.json``, exit 1
+    when no agent got a score (as ``run`` does, docs/run.md)."""
+    from recallbench.report.compare import print_comparison
+    from recallbench.report.comparison import load_comparison, scored_agents
+
+    comparison = load_comparison(args.run)
+    if as_data(args):
+        from recallbench.report.formats import comparison_records, write_records
+
+        write_records(comparison_records(comparison), args.format)
+    else:
+        print_comparison(comparison, console=console)
+    for warning in comparison.get("warnings") or []:
+        console.print(f"[yellow]warning[/yellow]: {warning}", highlight=False)
+    return 0 if scored_agents(comparison) else 1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -119,8 +140,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_format_option(score)
     score.set_defaults(func=_handle_score)
-    report = subparsers.add_parser("report", help="print a scored run's tables")
-    report.add_argument("run", help="run directory")
+    report = subparsers.add_parser("report", help="print a scored run's or a comparison's tables")
+    report.add_argument("run", help="run directory, or a comparison folder (recallbench run)")
     report.add_argument("--by-template", action="store_true", help="also the per-template table")
     add_format_option(report)
     report.set_defaults(func=_handle_report)

@@ -22,8 +22,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from recallbench.console import progress as progress_bar
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings, Task, executor_for
 from recallbench.export.leakage import EXPORT_FILE, Day, days_of, excluded_days, refuse_overlap
@@ -129,8 +129,7 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
     pending = [d for d in names if not module.day_done(out_dir, d)
                and (shard is None or shard.picks(d))]
     errors: dict[str, str] = {}
-    progress = Progress(TextColumn(f"export {fmt}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console)
+    progress = progress_bar(f"export {fmt}", console)
     if pending:
         with progress, executor_for(execution, WORKER_HANDLER) as executor:
             bar = progress.add_task("days", total=len(pending))

@@ -17,8 +17,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from recallbench.console import progress as progress_bar
 from recallbench.errors import InputError, UsageError, printable
 from recallbench.executor import ExecutorSettings, Task, executor_for
 from recallbench.generate.registry import generator
@@ -97,8 +97,7 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
     pending = [i for i in range(n) if not item_complete(benchmark, out_dir, i)
                and (shard is None or shard.picks(f"item {i}"))]
     errors: dict[int, str] = {}
-    progress = Progress(TextColumn(f"generate {benchmark}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("{task.fields[last]}"), console=console)
+    progress = progress_bar(f"generate {benchmark}", console, detail=True)
     with progress:
         bar = progress.add_task("items", total=n, completed=n - len(pending), last="")
         if pending:

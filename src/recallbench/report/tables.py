@@ -8,6 +8,8 @@ from typing import Any
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 
+NOTE_MIN = 20  # a note column narrower than this (words cut mid-way) gets a table of its own
+
 
 def fmt(summary: Mapping[str, Any], *, percent: bool = True, digits: int = 2) -> str:
     """``95.22 [94.67, 95.75]``: value and 95% interval (percent by default), or ``n/a``."""
@@ -53,7 +55,7 @@ def interval_table(
         groups[-1].append(i)
         used += cell[i] + 3
     notes = note_col and any(str(r[-1]).strip() for r in rows)
-    if notes and used + 14 > width:  # the notes on their own, beside the names
+    if notes and used + NOTE_MIN + 3 > width:  # the notes on their own, beside the names
         groups.append([])
     elif notes:
         groups[-1].append(len(header) - 1)
@@ -74,7 +76,7 @@ def _table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]],
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for i, h in enumerate(header):
         if i == 0 or (note_col and i == len(header) - 1):  # names and notes wrap if they must
-            table.add_column(h, justify="left", min_width=min(12, len(h)))
+            table.add_column(h, justify="left", min_width=min(12, len(h)), overflow="fold")
         else:  # numbers never wrap or shrink
             cells = [str(r[i]) for r in [header, *rows]]
             longest = max(len(line) for c in cells for line in c.split("\n"))

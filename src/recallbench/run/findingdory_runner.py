@@ -10,8 +10,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, cast
 
-from rich.progress import track
-
 from recallbench.agents.registry import DEFAULT_LL_POLICY
 from recallbench.agents.remote import RemoteLLPolicy, check_server, is_remote_policy
 from recallbench.benchmarks.findingdory.checks import check_frames, check_videos
@@ -20,6 +18,7 @@ from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.benchmarks.findingdory.options import FindingDoryConfig
 from recallbench.benchmarks.findingdory.seam import planned_cases
+from recallbench.console import tracker
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings
 from recallbench.run.findingdory import TransientCases, agent_manifest, run_cases, run_ll, start_run
@@ -222,12 +221,7 @@ def ll_policy_name(config: FindingDoryConfig) -> str:
 
 def _progress(ctx: RunContext, description: str) -> Callable[[Iterable[Any], int], Iterable[Any]]:
     # on the command's console unless told otherwise: stderr when stdout carries --format rows
-    console = ctx.progress_console or ctx.console
-
-    def bar(items: Iterable[Any], total: int) -> Iterable[Any]:
-        return track(items, total=total, description=description, console=console,
-                     transient=ctx.transient)
-    return bar
+    return tracker(description, ctx.progress_console or ctx.console, transient=ctx.transient)
 
 
 RUNNER = FindingDoryRunner()

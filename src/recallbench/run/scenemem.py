@@ -19,7 +19,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from recallbench.agents.registry import agent_kind
@@ -41,6 +40,7 @@ from recallbench.benchmarks.scenemem.spec import (
     parse_eval_spec,
 )
 from recallbench.benchmarks.scenemem.success import Thresholds
+from recallbench.console import progress as progress_bar
 from recallbench.errors import InputError, printable
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
 from recallbench.executor.shards import parse_shard
@@ -359,14 +359,7 @@ def _execute(
                 seed = case_seed(config.seed, key)
                 pending[key] = (scenario, test.test_id, seed)
                 executor.submit(Task(key, _payload(config, scenario, test.test_id, seed)))
-    progress = Progress(
-        TextColumn("scenemem"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[last]}"),
-        console=console,
-    )
+    progress = progress_bar("scenemem", console, detail=True)
     # tests whose policy server (or Ray node) went away: unrecorded, for --resume
     lost: list[str] = []
     with RunLog(run_dir / RUN_LOG) as log, progress, executor:
@@ -375,11 +368,11 @@ def _execute(
             scenario, test_id, seed = pending[result.key]
             if result.lost:  # its machine kept vanishing: nothing said about the policy
                 lost.append(f"{result.key}: {result.error}")
-                progress.update(bar, advance=1, last=f"{result.key}: lost"[:60])
+                progress.update(bar, advance=1, last=f"lost: {result.key}")
                 continue
             if result.value and "policy_server_lost" in result.value:
                 lost.append(result.value["policy_server_lost"])
-                progress.update(bar, advance=1, last=f"{result.key}: server lost"[:60])
+                progress.update(bar, advance=1, last=f"server lost: {result.key}")
                 continue
             if result.value and "scenario_error" in result.value:
                 # Not logged: a fixed scenario is retried on --resume.
@@ -392,7 +385,7 @@ def _execute(
             log.append(record)
             done[record["key"]] = record
             status = "ok" if record["memory"] else (record["error"] or record["failed"])
-            progress.update(bar, advance=1, last=f"{result.key}: {status}"[:60])
+            progress.update(bar, advance=1, last=f"{status}: {result.key}")
     if lost:
         print_error(console, f"{len(lost)} test(s) not recorded: {lost[0]}; start the server "
                              "(or the node) again and finish with: recallbench scenemem "
@@ -423,7 +416,7 @@ def _finish(
     write_json_atomic(run_dir / "summary.json", summary)
     _print_summary(console, summary, len(records))
     if not config.observation_only:
-        console.print(SIMULATOR_ACCESS_NOTE, highlight=False, soft_wrap=True)
+        console.print(SIMULATOR_ACCESS_NOTE, highlight=False)  # wrapped at the width
     return 1 if errors or summary["missing_tests"] else 0
 
 
