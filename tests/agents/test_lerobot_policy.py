@@ -6,34 +6,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from support.lerobot_policy import save_act
 from support.policy_server import ENV, RECALLBENCH, run_records
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
 pytest.importorskip("lerobot")
 pytestmark = pytest.mark.lerobot
-
-
-def save_act(folder: Path, features: dict[str, tuple[str, tuple[int, ...]]],
-             action_dim: int) -> Path:
-    import torch
-    from lerobot.configs.types import FeatureType, PolicyFeature
-    from lerobot.policies.act.configuration_act import ACTConfig
-    from lerobot.policies.act.modeling_act import ACTPolicy
-
-    torch.manual_seed(0)
-    config = ACTConfig(
-        input_features={k: PolicyFeature(FeatureType[t], s) for k, (t, s) in features.items()},
-        output_features={"action": PolicyFeature(FeatureType.ACTION, (action_dim,))},
-        pretrained_backbone_weights=None, chunk_size=8, n_action_steps=4, dim_model=32,
-        n_heads=2, dim_feedforward=64, n_encoder_layers=1, n_decoder_layers=1, use_vae=False,
-        device="cpu")
-    ACTPolicy(config).save_pretrained(folder)
-    return folder
 
 
 @pytest.mark.slow

@@ -18,7 +18,7 @@ GIVEN = {
                     "--ll-policy-arg", "goal_radius=0.25", "--ll-policy-arg", "x=[1]"],
     "scenemem": ["--observation-only", "--filter", "kitchen", "--max-steps", "20",
                  "--test-timeout", "9", "--approach-dist", "1.5", "--open-qpos", "0.3",
-                 "--no-camera-obs", "--env-factory", "m:f", "--trust-suite"],
+                 "--no-camera-obs", "--env-factory", "m:f", "--trust-suite", "--trust-policy"],
 }
 
 

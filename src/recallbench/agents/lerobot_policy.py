@@ -12,6 +12,7 @@ here only. Each step maps SceneMem's observations to the policy's ``input_featur
 
 ``reset()`` once per test, ``select_action(batch)`` every step (the policy keeps its own action
 queue); the saved pre/post-processors (normalisation) are applied when the folder has them.
+The folder is checked to be data first (``lerobot_folder``; ``--trust-policy`` skips that).
 """
 
 from __future__ import annotations
@@ -66,9 +67,19 @@ def _read_map(value: str | None) -> dict[str, str | list[str]]:
     return data
 
 
-def check_lerobot(path: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Before any work: the folder, the arguments, the map's features (one-line ValueError);
-    what the manifest records."""
+def _checked(path: str, trusted: bool) -> Path:
+    """The folder, once it is data (``lerobot_folder``) unless the user trusts it."""
+    folder = _folder(path)
+    if not trusted:
+        from recallbench.agents.lerobot_folder import check_policy_folder
+
+        check_policy_folder(folder)
+    return folder
+
+
+def check_lerobot(path: str, args: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
+    """Before any work: the folder (data only unless ``trusted``: --trust-policy), the
+    arguments, the map's features (one-line ValueError); what the manifest records."""
     unknown = sorted(set(args) - set(ARGS))
     if unknown:
         raise ValueError(f"--policy-arg: unknown key(s) {unknown} for a lerobot: policy; "
@@ -76,7 +87,7 @@ def check_lerobot(path: str, args: dict[str, Any]) -> dict[str, Any]:
     device = args.get("device", "cpu")
     if not (isinstance(device, str) and re.fullmatch(r"cpu|mps|cuda(:\d+)?", device)):
         raise ValueError(f"--policy-arg device={device}: cpu, cuda, cuda:N or mps")
-    folder = _folder(path)
+    folder = _checked(path, trusted)
     try:
         config = json.loads((folder / "config.json").read_text())
     except ValueError as exc:
@@ -90,18 +101,19 @@ def check_lerobot(path: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"path": str(folder.resolve()), "type": config.get("type"),
             "input_features": sorted(features), "obs_map": mapping,
             "device": device,
-            "processors": (folder / PREPROCESSOR).is_file()}
+            "processors": (folder / PREPROCESSOR).is_file(), "trusted": trusted}
 
 
 class LeRobotPolicy:
     """The card's ``reset``/``get_action`` over a LeRobot policy loaded once per env worker."""
 
-    def __init__(self, path: str, device: str = "cpu", obs_map: str | None = None) -> None:
+    def __init__(self, path: str, device: str = "cpu", obs_map: str | None = None,
+                 trusted: bool = False) -> None:
         import torch
         from lerobot.configs.policies import PreTrainedConfig
         from lerobot.policies.factory import get_policy_class
 
-        folder = _folder(path)
+        folder = _checked(path, trusted)  # again here: the folder may have changed since
         self.torch = torch
         self.device = device
         config = PreTrainedConfig.from_pretrained(str(folder))

@@ -26,7 +26,7 @@ def policy_kind(ref: str) -> str:
     return "card"
 
 
-def check_policy(ref: str, args: dict[str, Any]) -> dict[str, Any]:
+def check_policy(ref: str, args: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
     """Before any work: the policy answers (served) or loads its config (LeRobot); returns what
     the manifest records about it. A one-line ValueError otherwise."""
     kind = policy_kind(ref)
@@ -39,16 +39,17 @@ def check_policy(ref: str, args: dict[str, Any]) -> dict[str, Any]:
     if kind == "lerobot":
         from recallbench.agents.lerobot_policy import check_lerobot
 
-        return {"kind": kind, **check_lerobot(ref.removeprefix(LEROBOT_SCHEME), args)}
+        # a LeRobot folder is data unless the user trusts it (--trust-policy)
+        return {"kind": kind, **check_lerobot(ref.removeprefix(LEROBOT_SCHEME), args, trusted)}
     if args:
         raise ValueError(f"--policy-arg: only served (openpi://, ws://) and lerobot: policies "
                          f"take arguments; got {sorted(args)}")
     return {"kind": kind}
 
 
-def make_policy(ref: str, args: dict[str, Any]) -> Any:
+def make_policy(ref: str, args: dict[str, Any], trusted: bool = False) -> Any:
     """The policy instance for a served or LeRobot ``ref`` (a card class: None, the caller
-    loads it)."""
+    loads it); ``trusted``: --trust-policy."""
     kind = policy_kind(ref)
     if kind == "served":
         from recallbench.agents.remote.openpi import OpenpiPolicy, openpi_settings
@@ -57,5 +58,5 @@ def make_policy(ref: str, args: dict[str, Any]) -> Any:
     if kind == "lerobot":
         from recallbench.agents.lerobot_policy import LeRobotPolicy
 
-        return LeRobotPolicy(ref.removeprefix(LEROBOT_SCHEME), **args)
+        return LeRobotPolicy(ref.removeprefix(LEROBOT_SCHEME), **args, trusted=trusted)
     return None

@@ -123,7 +123,7 @@ def _resumed(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
     run_dir = Path(options.run_dir) if options.run_dir else default_run_dir(options.out)
     given = {name: getattr(options, name) for name in (
         "data_dir", "policy", "out", "filter", "max_steps", "seed", "test_timeout",
-        "camera_obs", "env_factory", "trust_suite", "observation_only")}
+        "camera_obs", "env_factory", "trust_suite", "trust_policy", "observation_only")}
     given["shard"] = _shard(args)
     config = resume_config(run_dir, given)
     for name in ("approach_dist", "open_qpos"):

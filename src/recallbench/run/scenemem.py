@@ -74,6 +74,7 @@ class ScenememConfig:
     # From the command line only (a suite never names code or widens its own file access).
     env_factory: str | None = None
     trust_suite: bool = False
+    trust_policy: bool = False  # --trust-policy: a lerobot: folder is loaded unchecked
     eval_dirs: list[str] = field(default_factory=list)
     shard: str | None = None  # "i/N": this run's part of the scenarios (executor.shards)
     # --policy-arg KEY=VALUE of served and LeRobot policies (obs_map, replan_steps, memory...)
@@ -208,7 +209,8 @@ def run_scenemem(
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env-factory (both from the command line).
-    policy_info = check_policy(config.policy, config.policy_args)  # a server must answer now
+    policy_info = check_policy(config.policy, config.policy_args,  # a server must answer now
+                               trusted=config.trust_policy)
     if policy_kind(config.policy) == "card":
         load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
@@ -429,6 +431,7 @@ def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int
         "eval_dirs": config.eval_dirs,
         "env_factory": config.env_factory,
         "trust_suite": config.trust_suite,
+        "trust_policy": config.trust_policy,
         "max_steps": config.max_steps,
         "thresholds": config.thresholds,
         "seed": seed,

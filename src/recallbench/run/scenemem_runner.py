@@ -48,6 +48,7 @@ def card_config(options: ScenememOptions, *, data_dir: str | Path, policy: str, 
         camera_obs=options.camera_obs is not False,
         env_factory=options.env_factory,
         trust_suite=bool(options.trust_suite),
+        trust_policy=bool(options.trust_policy),
         shard=shard,
         thresholds={
             "approach_dist": _or(options.approach_dist, defaults.approach_dist),

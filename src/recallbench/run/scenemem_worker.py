@@ -50,14 +50,15 @@ def _scenario_env(scenario: Scenario, cameras: bool = True) -> Any:
 
 
 def _policy(ref: str, paths: list[str], eval_dirs: list[str], run_seed: int,
-            args: dict[str, Any] | None = None) -> Any:
-    """The worker's policy instance; a constructor failure is kept, not retried per test."""
+            args: dict[str, Any] | None = None, trusted: bool = False) -> Any:
+    """The worker's policy instance; a constructor failure is kept, not retried per test.
+    ``trusted``: --trust-policy (a lerobot: folder loads unchecked)."""
     if ref not in _policies:
         # Seeded by the run, not by whichever test reaches this worker first.
         seed_globals(run_seed)
         try:
             # openpi://, ws:// (served) and lerobot: (a checkpoint folder), else a class
-            policy = make_policy(ref, args or {})
+            policy = make_policy(ref, args or {}, trusted)
             _policies[ref] = policy or load_policy_class(ref, paths, eval_dirs)()
         except Exception as exc:
             _policies[ref] = PolicyConstructionError(
@@ -106,6 +107,7 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
             payload.get("eval_dirs", []),
             payload["run_seed"],
             payload.get("policy_args") or {},
+            bool(payload.get("trust_policy")),
         )
     except PolicyConstructionError as exc:
         policy_error = str(exc)

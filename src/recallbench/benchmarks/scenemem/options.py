@@ -49,6 +49,8 @@ OPTIONS: tuple[Option, ...] = (
            "recallbench.env_factories"),
     Option("trust_suite", "let the scenarios' model files reference files outside their "
            "folders", kind="flag"),
+    Option("trust_policy", "load a lerobot:FOLDER you trust as it is: its processor steps, "
+           "policy type and files are not checked to be data (docs/vla.md)", kind="flag"),
 )
 
 
@@ -75,6 +77,7 @@ class ScenememOptions:
     camera_obs: bool | None = None
     env_factory: str | None = None
     trust_suite: bool | None = None
+    trust_policy: bool | None = None
 
 
 check_declared(ScenememOptions, OPTIONS)
