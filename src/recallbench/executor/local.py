@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 from recallbench.executor.chunks import ChunkSizer
 from recallbench.executor.pool import TaskPool
+from recallbench.executor.reap import kill_tagged, new_token, tagged_env
 from recallbench.executor.results import ERROR_CAP
 from recallbench.executor.session import kept_workers
 from recallbench.executor.spool import move_output, open_spool
@@ -184,8 +185,10 @@ class _Worker:
                   None if self.spool_fd is None else _InheritedFd(self.spool_fd), os.getpid()),
             daemon=True,
         )
-        # one BLAS/OpenMP thread, as a Ray actor has; render threads shared out by the ``pool``
-        with worker_thread_env(pool):
+        # one BLAS/OpenMP thread, as a Ray actor has; render threads shared out by the ``pool``;
+        # a token every process the worker starts inherits, so ``kill`` ends them all (``reap``)
+        self.token = new_token()
+        with worker_thread_env(pool), tagged_env(self.token):
             self.proc.start()
         child_conn.close()
         self.conn: Connection = parent_conn
@@ -210,6 +213,7 @@ class _Worker:
             with contextlib.suppress(OSError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.join(5)
+        kill_tagged(self.token)  # and what left the group (setsid): nothing outlives the worker
         self.conn.close()
         if self.spool_fd is not None:  # output of a worker that died; the spool goes with it
             move_output(self.spool_fd, self.log_path, self.task.key if self.task else "worker")

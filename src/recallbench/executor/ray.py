@@ -47,7 +47,7 @@ from recallbench.errors import UsageError
 from recallbench.executor.chunks import ChunkSizer
 from recallbench.executor.local import import_handler
 from recallbench.executor.pool import TaskPool
-from recallbench.executor.results import ERROR_CAP, decode_result, encode_result
+from recallbench.executor.results import ERROR_CAP, cap_result, decode_result, encode_result
 from recallbench.executor.session import kept_workers
 from recallbench.executor.spool import append_output, open_spool, take_output
 from recallbench.executor.task import Task, TaskResult
@@ -111,6 +111,8 @@ class _Runner:
             tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
             value, error = None, f"handler raised {tb}"[:ERROR_CAP]
         text, unencodable = encode_result(value) if error is None else ("null", None)
+        if unencodable is None:
+            text, unencodable = cap_result(value, text)
         wall = time.perf_counter() - start
         with contextlib.suppress(Exception):
             sys.stdout.flush()

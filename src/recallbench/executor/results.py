@@ -9,6 +9,7 @@ can run code in the runner or crash it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,18 @@ import numpy as np
 # The longest error text a task records (an exception's message may be megabytes of a model's
 # reply): the run log keeps it for every case, and `score`/`view` read it back each time.
 ERROR_CAP = 2000
+# The longest text one case keeps (a model's reply: FindingDory's ``response``), and what one
+# task's whole result may take in the run log: the 4 MiB text and 1 MiB for everything else
+# (``cap_result`` cuts the longest strings of a result over it, each with a note).
+STORED_TEXT_CAP = 4 * 1024 * 1024
+RESULT_CAP = STORED_TEXT_CAP + 1024 * 1024
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and a note of how many were cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [cut: {len(text) - limit} more characters]"
 
 
 def _numpy(value: Any) -> Any:
@@ -45,3 +58,72 @@ def decode_result(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise ValueError("result nested too deeply") from None
+
+
+def cap_result(value: Any, text: str, cap: int = RESULT_CAP) -> tuple[str, str | None]:
+    """``(text, None)`` when the encoded result ``text`` fits ``cap``; else the result with its
+    error texts (keys ``error``, ``*_error``) cut to ``ERROR_CAP`` and then its longest strings
+    cut to one common length, each with a note, so it fits. A result whose bulk is not text
+    (a million numbers) is ``("null", why)``: its task fails, saying so."""
+    if len(text) <= cap:
+        return text, None
+    try:
+        value = _rebuilt(value, lambda s, key: cut_text(s, ERROR_CAP) if key == "error"
+                         or key.endswith("_error") else s)
+        lengths = sorted((len(_STRICT.encode(s)) for s in _strings(value)), reverse=True)
+        other = len(_STRICT.encode(value)) - sum(lengths)
+        limit = _water_level(lengths, cap - other - 64 * len(lengths))
+        if limit is not None:
+            level = limit
+            value = _rebuilt(value, lambda s, key: _cut_encoded(s, level))
+            text = _STRICT.encode(value)
+    except (TypeError, ValueError, RecursionError):  # encoded once already: not expected
+        limit = None
+    if limit is None or len(text) > cap:
+        return "null", f"the handler's result is over the {cap}-byte cap and not mostly text"
+    return text, None
+
+
+def _water_level(lengths: list[int], budget: int) -> int | None:
+    """The largest length L with sum(min(n, L)) <= budget (``lengths`` sorted, longest first),
+    or None when even the short strings do not fit."""
+    if budget < 0:
+        return None
+    rest = sum(lengths)
+    for i, n in enumerate(lengths):  # strings i.. are cut to L <= n
+        rest -= n
+        level = (budget - rest) // (i + 1)
+        nxt = lengths[i + 1] if i + 1 < len(lengths) else 0
+        if level >= nxt:
+            return min(n, max(0, level))
+    return None
+
+
+def _cut_encoded(text: str, limit: int) -> str:
+    encoded = len(_STRICT.encode(text))
+    if encoded <= limit:
+        return text
+    return cut_text(text, max(0, len(text) * limit // encoded - 64))
+
+
+def _strings(value: Any) -> list[str]:
+    stack, out = [value], []
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return out
+
+
+def _rebuilt(value: Any, cut: Callable[[str, str], str], key: str = "") -> Any:
+    if isinstance(value, str):
+        return cut(value, key)
+    if isinstance(value, dict):
+        return {k: _rebuilt(v, cut, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rebuilt(v, cut, key) for v in value]
+    return value

@@ -18,7 +18,7 @@ import os
 import struct
 from typing import Any
 
-from recallbench.executor.results import decode_result, encode_result
+from recallbench.executor.results import RESULT_CAP, cap_result, decode_result, encode_result
 
 # The most one read takes from a worker's socket; what does not fit waits for the next read.
 READ_BYTES = 1 << 20
@@ -30,10 +30,15 @@ def ready_message(pid: int) -> bytes:
 
 def done_message(key: str, value: Any, error: str | None, wall: float) -> bytes:
     """The whole message encoded at once (``results.encode_result``); a ``value`` that is not
-    strict JSON is sent as null, with why as the task's error."""
+    strict JSON is sent as null, with why as the task's error, one over ``RESULT_CAP`` cut."""
     text, unencodable = encode_result(["done", key, error, wall, value])
-    if unencodable is None:
+    if unencodable is None and len(text) <= RESULT_CAP:  # nearly always: no second pass
         return text.encode()
+    if unencodable is None:  # over the cap: the value cut to fit (``cap_result``)
+        value_text, unencodable = cap_result(value, encode_result(value)[0])
+        if unencodable is None:
+            head = json.dumps(["done", key, error, wall, None])[:-5]
+            return f"{head}{value_text}]".encode()
     return json.dumps(["done", key, unencodable, wall, None]).encode()
 
 

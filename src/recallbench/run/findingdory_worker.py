@@ -16,7 +16,7 @@ from typing import Any
 
 from recallbench.benchmarks.findingdory.protocol import FrameAnswer, FrameQuery, TransientError
 from recallbench.errors import InputError
-from recallbench.executor.results import encode_result
+from recallbench.executor.results import STORED_TEXT_CAP, encode_result
 
 # The executor's handler for one case ("module:function"); `recallbench findingdory` starts
 # its workers with it before loading the suite (``executor.prestart``).
@@ -33,8 +33,9 @@ class AgentSpec:
 
 
 # The longest response kept in the run log (the VLM client's reply cap): every `score` parses it
-# again, so a longer one is cut here, once, and the cut recorded.
-RESPONSE_CAP = 4 * 1024 * 1024
+# again, so a longer one is cut here, once, and the cut recorded. The executor bounds the rest
+# of a case's result (its info, error texts) with the same cap (``results.cap_result``).
+RESPONSE_CAP = STORED_TEXT_CAP
 # No frame index has more digits; a longer integer is kept as text for the parser to reject.
 _MAX_INDEX = 10**18
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, pack, unpack
+from recallbench.executor.results import ERROR_CAP, cut_text
 
 REMOTE_SCHEMES = ("ws://", "wss://")
 # A forward pass of a large model on a busy GPU may take seconds; a server silent for this long
@@ -27,7 +28,11 @@ def is_remote_policy(ref: str | None) -> bool:
 
 
 class RemotePolicyError(RuntimeError):
-    """The server's policy raised: the policy's fault, the test fails with this message."""
+    """The server's policy raised: the policy's fault, the test fails with this message (cut to
+    ``ERROR_CAP``: the server chose it)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(cut_text(message, ERROR_CAP))
 
 
 class PolicyServerLost(ConnectionError):
@@ -110,9 +115,12 @@ class RemotePolicy(ServedPolicy):
             raise self._lost(exc) from None
         if self._hello.get("protocol") != PROTOCOL_VERSION:
             self._drop()
-            raise RemotePolicyError(f"{self.url} speaks protocol {self._hello.get('protocol')},"
-                                    f" this client {PROTOCOL_VERSION}")
-        self._keys = self._hello.get("observation_keys")
+            raise RemotePolicyError(f"{self.url} speaks protocol "
+                                    f"{cut_text(str(self._hello.get('protocol')), 40)}, this "
+                                    f"client {PROTOCOL_VERSION}")
+        keys = self._hello.get("observation_keys")
+        self._keys = keys if isinstance(keys, list) and all(
+            isinstance(k, str) for k in keys) else None
         return self._hello
 
     def _call(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +159,8 @@ class RemoteLLPolicy(RemotePolicy):
     @property
     def policy_name(self) -> str:
         """The served class's name, as the run log names an in-process LL policy."""
-        return str(self._hello.get("policy", "")).rpartition(":")[2] or type(self).__name__
+        name = str(self._hello.get("policy", "")).rpartition(":")[2]
+        return cut_text(name, 200) or type(self).__name__
 
     def reset(self, env: Any) -> None:  # type: ignore[override]
         self.server_lost = None
@@ -181,6 +190,7 @@ def check_server(url: str, interface: str = "scenemem", flag: str = "--policy",
         client.close()
     served = hello.get("interface", "scenemem")
     if served != interface:
-        raise ValueError(f"{flag} {url}: the server hosts a {served} policy "
-                         f"({hello.get('policy')}), not a {interface} one")
+        raise ValueError(f"{flag} {url}: the server hosts a {cut_text(str(served), 40)} "
+                         f"policy ({cut_text(str(hello.get('policy')), 200)}), not a "
+                         f"{interface} one")
     return hello

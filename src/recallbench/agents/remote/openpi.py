@@ -2,8 +2,9 @@
 
 ``--policy openpi://HOST:PORT`` (or ``ws://HOST:PORT``, the same client with the ``raw``
 observation map) runs ``OpenpiPolicy`` in each env worker: the card's ``reset``/``get_action``
-over the real ``openpi_client.WebsocketClientPolicy`` (the ``openpi`` extra, imported only here
-and only when used). Each request is the observation map's dict plus ``recallbench/*`` keys
+over openpi's protocol as ``openpi_client.WebsocketClientPolicy`` speaks it, with recallbench's
+own bounded connection and decoder (``wire``): what a server sends is untrusted. Each
+request is the observation map's dict plus ``recallbench/*`` keys
 (step, action_dim, seed), and, in a test's first request, the probe's memory (``memory/*``).
 The first ``replan_steps`` actions of each returned chunk run open-loop.
 
@@ -14,7 +15,7 @@ an error text, a malformed reply or a bad chunk fails the test with the reason.
 from __future__ import annotations
 
 import contextlib
-import warnings
+import math
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -22,12 +23,15 @@ from typing import Any
 import numpy as np
 
 from recallbench.agents.remote.client import (
+    DEFAULT_REPLY_TIMEOUT,
     PolicyServerLost,
     RemotePolicyError,
     ServedPolicy,
     observations_of,
 )
 from recallbench.agents.remote.obs_map import DEFAULT, RAW, ObsMap, load_obs_map
+from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, WireError, pack, unpack
+from recallbench.executor.results import cut_text
 
 OPENPI_SCHEME = "openpi://"
 SERVED_SCHEMES = (OPENPI_SCHEME, "ws://", "wss://")
@@ -39,6 +43,12 @@ POLICY_ARGS = ("obs_map", "replan_steps", "memory", "memory_frames", "memory_siz
 STEP_KEY, ACTION_DIM_KEY = "recallbench/step", "recallbench/action_dim"
 SEED_KEY = "recallbench/seed"
 MEMORY_PATHS_KEY = "memory/video_paths"
+# What a server may send: metadata under 1 MiB (openpi's are a few keys); a chunk of at most
+# MAX_HORIZON actions (openpi's models return 10 to 50).
+MAX_METADATA_BYTES = 1024 * 1024
+MAX_HORIZON = 1024
+# What the manifest keeps of the metadata (``stored_json``): at most ~2 MB of JSON.
+STORED_TEXT, STORED_CONTAINER, STORED_DEPTH, STORED_ITEMS = 1000, 64, 8, 2000
 
 
 def is_served_policy(ref: str | None) -> bool:
@@ -91,17 +101,48 @@ def openpi_settings(ref: str, args: dict[str, Any]) -> OpenpiSettings:
                           memory=memory, **ints)
 
 
-def _connect(url: str) -> Any:
-    from openpi_client.websocket_client_policy import WebsocketClientPolicy
+class _Connection:
+    """One openpi connection, as ``openpi_client.WebsocketClientPolicy`` speaks it (metadata on
+    connect, msgpack-numpy requests and replies, an error as text), but bounded: the socket's
+    ``max_size``, a reply timeout, and every message decoded by ``wire.unpack``'s checks."""
 
-    with warnings.catch_warnings():  # 0.1.2 connects the way websockets 15 deprecates
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return WebsocketClientPolicy(url)
+    def __init__(self, url: str, timeout: float = DEFAULT_REPLY_TIMEOUT) -> None:
+        from websockets.sync.client import connect
+
+        self.timeout = timeout
+        self._stack = contextlib.ExitStack()  # websockets >= 17.1 wants a context manager
+        self.ws = self._stack.enter_context(connect(
+            url, compression=None, max_size=MAX_MESSAGE_BYTES, open_timeout=10, close_timeout=1))
+        try:
+            self.metadata = _metadata(self.ws.recv(timeout=timeout))
+        except BaseException:
+            self.close()
+            raise
+
+    def infer(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.ws.send(pack(request))
+        reply = self.ws.recv(timeout=self.timeout)
+        if isinstance(reply, str):  # openpi servers send an error as text
+            lines = reply.strip().splitlines()
+            raise RemotePolicyError(f"server policy: {cut_text(lines[-1] if lines else '', 2000)}")
+        return unpack(reply)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._stack.close()
 
 
-def _close(client: Any) -> None:
-    with contextlib.suppress(Exception):
-        client._ws.close()  # openpi_client 0.1.2 offers no close()
+def _metadata(greeting: Any) -> dict[str, Any]:
+    """The server's first message, decoded under the metadata cap (WireError otherwise)."""
+    if isinstance(greeting, str):
+        raise WireError("the first message is text, not openpi metadata (a msgpack map)")
+    return unpack(greeting, MAX_METADATA_BYTES)
+
+
+def _too_big(exc: BaseException) -> bool:
+    """Did websockets close the connection because a message was over ``max_size``?"""
+    sent = getattr(exc, "sent", None)
+    return getattr(sent, "code", None) == 1009
 
 
 def _lost(url: str, exc: BaseException) -> PolicyServerLost:
@@ -113,47 +154,72 @@ def _lost(url: str, exc: BaseException) -> PolicyServerLost:
 
 def server_metadata(settings: OpenpiSettings, flag: str = "--policy",
                     timeout: float = 10.0) -> dict[str, Any]:
-    """The server's metadata (sent on connect), or a one-line ValueError before any work. Read
-    with a time limit: openpi_client itself would wait forever for a server that never speaks."""
+    """The server's metadata (sent on connect) as the manifest stores it (``stored_json``), or a
+    one-line ValueError before any work. Read with a time limit (openpi_client would wait
+    forever for a server that never speaks) and under the metadata cap."""
     from websockets.sync.client import connect
 
+    where = f"{flag} {settings.url}"
     try:
-        from openpi_client import msgpack_numpy
-    except ImportError as exc:
-        raise ValueError(f"{flag} {settings.url}: needs the openpi extra "
-                         f"(pip install 'recallbench[openpi]'): {exc}") from None
-    try:
-        with connect(settings.url, compression=None, max_size=None, open_timeout=timeout,
-                     close_timeout=1) as ws:
+        with connect(settings.url, compression=None, max_size=MAX_METADATA_BYTES,
+                     open_timeout=timeout, close_timeout=1) as ws:
             greeting = ws.recv(timeout=timeout)
     except TimeoutError:
-        raise ValueError(f"{flag} {settings.url}: the server sent no metadata within "
-                         f"{timeout:g} s (not an openpi policy server?)") from None
+        raise ValueError(f"{where}: the server sent no metadata within {timeout:g} s (not an "
+                         "openpi policy server?)") from None
     except Exception as exc:
-        raise ValueError(f"{flag} {settings.url}: no policy server answers "
-                         f"({_lost(settings.url, exc).reason})") from None
+        if _too_big(exc):
+            raise ValueError(f"{where}: the server's metadata is over the {MAX_METADATA_BYTES}-"
+                             "byte limit") from None
+        raise ValueError(f"{where}: no policy server answers "
+                         f"({cut_text(_lost(settings.url, exc).reason, 300)})") from None
     try:
-        metadata = msgpack_numpy.unpackb(greeting) if isinstance(greeting, bytes) else None
-    except Exception:
-        metadata = None
-    if not isinstance(metadata, dict):
-        raise ValueError(f"{flag} {settings.url}: the server's first message is not openpi "
-                         "metadata (a msgpack map)")
-    return _jsonable(metadata)
+        metadata = _metadata(greeting)
+    except WireError as exc:
+        raise ValueError(f"{where}: the server's first message is not openpi metadata ({exc})") \
+            from None
+    return stored_json(metadata)
 
 
-def _jsonable(value: Any) -> Any:
+def stored_json(value: Any) -> Any:
+    """What the manifest keeps of a server's metadata: plain JSON, bounded whatever was sent.
+    Strings over 1,000 characters are cut with a note, containers keep their first 64 items,
+    arrays over 64 values are described, and nesting below depth 8 is described."""
+    budget = [STORED_ITEMS]
+    return _stored(value, 0, budget)
+
+
+def _stored(value: Any, depth: int, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return "<cut: over the metadata item budget>"
+    if isinstance(value, (dict, list, tuple)) and depth >= STORED_DEPTH:
+        return f"<{type(value).__name__} nested deeper than {STORED_DEPTH}>"
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        items = list(value.items())
+        out = {cut_text(k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k),
+                        STORED_TEXT): _stored(v, depth + 1, budget)
+               for k, v in items[:STORED_CONTAINER]}
+        if len(items) > STORED_CONTAINER:
+            out["<cut>"] = f"{len(items) - STORED_CONTAINER} more keys"
+        return out
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return value.tolist() if value.size <= 64 else f"<array {value.dtype} {value.shape}>"
+        kept = [_stored(v, depth + 1, budget) for v in value[:STORED_CONTAINER]]
+        more = len(value) - STORED_CONTAINER
+        return kept + [f"<cut: {more} more items>"] if more > 0 else kept
+    if isinstance(value, np.ndarray):  # numeric only (wire.unpack)
+        if value.size > STORED_CONTAINER:
+            return f"<array {value.dtype} {list(value.shape)}>"
+        return _stored(value.tolist(), depth, budget)
     if isinstance(value, np.generic):
-        return value.item()
+        return _stored(value.item(), depth, budget)
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
-    return value
+    if isinstance(value, str):
+        return cut_text(value, STORED_TEXT)
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # the manifest is strict JSON
+    return value if isinstance(value, (bool, int, float, type(None))) else repr(type(value))
 
 
 def check_chunk(reply: Any, action_dim: int) -> np.ndarray:
@@ -166,9 +232,9 @@ def check_chunk(reply: Any, action_dim: int) -> np.ndarray:
         raise ProtocolError("protocol error: 'actions' is not a numeric array")
     if actions.ndim == 1:
         actions = actions[None, :]
-    if actions.ndim != 2 or actions.shape[0] < 1:
+    if actions.ndim != 2 or not 1 <= actions.shape[0] <= MAX_HORIZON:
         raise ProtocolError(f"protocol error: 'actions' has shape {actions.shape}, expected "
-                            "(horizon, action_dim)")
+                            f"(horizon <= {MAX_HORIZON}, action_dim)")
     if actions.shape[1] != action_dim:
         raise ProtocolError(f"the action chunk has width {actions.shape[1]}, env.action_dim is "
                             f"{action_dim}")
@@ -220,9 +286,9 @@ class OpenpiPolicy(ServedPolicy):
         """Under the raw map, only the ``observation_keys`` a recallbench server's metadata
         asks for (less to copy per step); a key the env lacks fails the test, naming it."""
         self._connected()
-        keys = self._client.get_server_metadata().get("observation_keys") \
+        keys = self._client.metadata.get("observation_keys") \
             if self.settings.obs_map.passed == "*" else None
-        if not isinstance(keys, list):
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             return obs
         missing = [k for k in keys if k not in obs]
         if missing:
@@ -233,8 +299,13 @@ class OpenpiPolicy(ServedPolicy):
     def _connected(self) -> None:
         if self._client is None:
             try:
-                self._client = _connect(self.settings.url)
+                self._client = _Connection(self.settings.url)
+            except WireError as exc:
+                raise ProtocolError(f"protocol error: the server's metadata: {exc}") from None
             except Exception as exc:  # refused, reset, websockets' handshake errors
+                if _too_big(exc):
+                    raise ProtocolError("protocol error: the server's metadata is over the "
+                                        f"{MAX_MESSAGE_BYTES}-byte limit") from None
                 raise self._lost(exc) from None
 
     def _lost(self, exc: BaseException) -> PolicyServerLost:
@@ -255,29 +326,27 @@ class OpenpiPolicy(ServedPolicy):
         return dict(self._memory[key])
 
     def _infer(self, request: dict[str, Any]) -> Any:
-        import msgpack
         from websockets.exceptions import ConnectionClosed
 
         self._connected()
         try:
             self.calls += 1
             return self._client.infer(request)
-        except RuntimeError as exc:  # the server sent its error as text
-            if "inference server" in str(exc):
-                message = str(exc).split("\n", 1)[-1].strip().splitlines()
-                raise RemotePolicyError(f"server policy: {message[-1] if message else exc}") \
-                    from None
-            raise
-        except (ConnectionClosed, OSError, EOFError) as exc:
-            raise self._lost(exc) from None
-        except (msgpack.exceptions.ExtraData, msgpack.exceptions.UnpackException, ValueError,
-                TypeError) as exc:
+        except WireError as exc:
             raise ProtocolError(f"protocol error: the reply is not openpi msgpack ({exc})") \
                 from None
+        except (ConnectionClosed, OSError, EOFError) as exc:
+            if _too_big(exc):  # websockets closed it: a reply over max_size fails the test
+                self._drop()
+                raise ProtocolError("protocol error: a reply over the "
+                                    f"{MAX_MESSAGE_BYTES}-byte limit") from None
+            raise self._lost(exc) from None
+        except TypeError as exc:  # a request value the wire cannot carry
+            raise ProtocolError(f"protocol error: {exc}") from None
 
     def _drop(self) -> None:
         if self._client is not None:
-            _close(self._client)
+            self._client.close()
         self._client = None
 
     def close(self) -> None:

@@ -66,8 +66,8 @@ def check_request(obs: Any, depth: int = 0) -> None:
                 raise BadRequest(f"{key}: a list holds at most 64 strings")
         elif not isinstance(value, (np.ndarray, np.generic, int, float, bool)):
             raise BadRequest(f"{key}: a {type(value).__name__} value")
-    for key, low, high in (("recallbench/step", 0, 2**31), ("recallbench/action_dim", 1,
-                                                           MAX_ACTION_DIM)):
+    for key, low, high in (("recallbench/step", 0, 2**31), ("recallbench/seed", 0, 2**32),
+                           ("recallbench/action_dim", 1, MAX_ACTION_DIM)):
         if key in obs:
             value = obs[key]
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
@@ -174,10 +174,13 @@ class PolicyServer:
                 except Exception as exc:  # a malformed message: said, never fatal
                     reply = f"bad message: {exc}"
                 else:
-                    if isinstance(msg.get("type"), str):  # version 1 (documented)
-                        reply = await self._typed(session, msg)
-                    else:
-                        reply = await self._infer(session, msg)
+                    try:
+                        if isinstance(msg.get("type"), str):  # version 1 (documented)
+                            reply = await self._typed(session, msg)
+                        else:
+                            reply = await self._infer(session, msg)
+                    except Exception as exc:  # a request no check foresaw: said, never fatal
+                        reply = f"bad request: {type(exc).__name__}: {str(exc)[:200]}"
                 await websocket.send(_sized(reply))
         except ConnectionClosed:
             pass
