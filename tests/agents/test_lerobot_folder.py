@@ -7,6 +7,7 @@ saved by lerobot's own ``save_pretrained``; each refusal test failed on the code
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -196,3 +197,19 @@ def test_the_command_refuses_the_planted_folder_and_trusts_only_when_told(folder
                                      for r in records.values()), records
     manifest = json.loads((tmp_path / "b_run" / "manifest.json").read_text())
     assert manifest["policy"]["trusted"] is True and manifest["config"]["trust_policy"] is True
+
+
+def test_the_remote_code_types_cover_what_the_installed_lerobot_does():
+    """Every policy type whose own package (as installed) calls from_pretrained with
+    trust_remote_code=True is refused without --trust-policy: the list is lerobot's contract."""
+    from lerobot.configs.policies import PreTrainedConfig
+
+    from recallbench.agents.lerobot_folder import REMOTE_CODE_TYPES, policy_types
+
+    found = set()
+    for name in policy_types():
+        module = PreTrainedConfig.get_choice_class(name).__module__
+        package = Path(importlib.import_module(module).__file__).parent
+        if any("trust_remote_code=True" in f.read_text() for f in package.glob("*.py")):
+            found.add(name)
+    assert found and found <= REMOTE_CODE_TYPES, found - REMOTE_CODE_TYPES

@@ -25,13 +25,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
-import json
 import pkgutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from recallbench.errors import InputError
+from recallbench.io import read_json
 
 CONFIG = "config.json"
 WEIGHTS = "model.safetensors"
@@ -100,10 +100,7 @@ def _inside(folder: Path, name: str, field: str | None) -> Path:
 
 
 def _read_object(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise InputError(path, None, f"not readable JSON ({str(exc).splitlines()[0]})") from None
+    data = read_json(path)  # not UTF-8, nested too deeply, a FIFO: one line naming the file
     if not isinstance(data, dict):
         raise InputError(path, None, "must be a JSON object")
     return data
