@@ -1,5 +1,5 @@
-"""Handlers that start processes the way agents do, for the executor's cleanup tests (imported by
-name inside spawned worker processes)."""
+"""Handlers that do what careless agents do (start processes that outlive them, return megabytes
+of text), for the executor's tests; imported by name inside spawned worker processes."""
 
 from __future__ import annotations
 
@@ -28,3 +28,12 @@ def spawn(payload: dict[str, Any]) -> dict[str, Any]:
     elif payload.get("then") == "exit":
         os._exit(3)
     return {"x": payload.get("x", 0)}
+
+
+def big_result(payload: dict[str, Any]) -> dict[str, Any]:
+    """A record as a careless agent makes it: a ``payload["mib"]`` MiB error text and as much
+    info, beside the small fields a score needs."""
+    text = "e" * (payload["mib"] << 20)
+    return {"record": {"frame_indices": [1, 2], "response": "Frame 1",
+                       "info": {"trace": "i" * (payload["mib"] << 20), "steps": 3},
+                       "agent_error": text}, "error": text}

@@ -62,26 +62,31 @@ def decode_result(text: str | bytes) -> Any:
 
 def cap_result(value: Any, text: str, cap: int = RESULT_CAP) -> tuple[str, str | None]:
     """``(text, None)`` when the encoded result ``text`` fits ``cap``; else the result with its
-    error texts (keys ``error``, ``*_error``) cut to ``ERROR_CAP`` and then its longest strings
-    cut to one common length, each with a note, so it fits. A result whose bulk is not text
-    (a million numbers) is ``("null", why)``: its task fails, saying so."""
+    error texts (keys ``error``, ``*_error``) cut to ``ERROR_CAP`` and its longest strings cut
+    to one common length, each with a note, so it fits. A result whose bulk is not text (a
+    million numbers) is ``("null", why)``: its task fails, saying so."""
     if len(text) <= cap:
         return text, None
     try:
-        value = _rebuilt(value, lambda s, key: cut_text(s, ERROR_CAP) if key == "error"
-                         or key.endswith("_error") else s)
-        lengths = sorted((len(_STRICT.encode(s)) for s in _strings(value)), reverse=True)
-        other = len(_STRICT.encode(value)) - sum(lengths)
-        limit = _water_level(lengths, cap - other - 64 * len(lengths))
-        if limit is not None:
-            level = limit
-            value = _rebuilt(value, lambda s, key: _cut_encoded(s, level))
-            text = _STRICT.encode(value)
+        strings = _strings(value)
+        sizes = [len(_STRICT.encode(s)) for _, s in strings]
+        other = len(text) - sum(sizes)
+        # error texts count as cut already; the rest share what is left
+        lengths = sorted((min(n, ERROR_CAP + 64) if _is_error(key) else n
+                          for (key, _), n in zip(strings, sizes, strict=True)), reverse=True)
+        level = _water_level(lengths, cap - other - 64 * len(lengths))
+        if level is not None:
+            text = _STRICT.encode(_rebuilt(value, lambda s, key: _cut_encoded(
+                cut_text(s, ERROR_CAP) if _is_error(key) else s, level)))
     except (TypeError, ValueError, RecursionError):  # encoded once already: not expected
-        limit = None
-    if limit is None or len(text) > cap:
+        level = None
+    if level is None or len(text) > cap:
         return "null", f"the handler's result is over the {cap}-byte cap and not mostly text"
     return text, None
+
+
+def _is_error(key: str) -> bool:
+    return key == "error" or key.endswith("_error")
 
 
 def _water_level(lengths: list[int], budget: int) -> int | None:
@@ -100,22 +105,26 @@ def _water_level(lengths: list[int], budget: int) -> int | None:
 
 
 def _cut_encoded(text: str, limit: int) -> str:
+    if len(text) <= limit // 6:  # no character encodes to more than 6
+        return text
     encoded = len(_STRICT.encode(text))
     if encoded <= limit:
         return text
     return cut_text(text, max(0, len(text) * limit // encoded - 64))
 
 
-def _strings(value: Any) -> list[str]:
-    stack, out = [value], []
+def _strings(value: Any) -> list[tuple[str, str]]:
+    """Every string value with the key it is under ("" in a top-level list)."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    out = []
     while stack:
-        item = stack.pop()
+        key, item = stack.pop()
         if isinstance(item, str):
-            out.append(item)
+            out.append((key, item))
         elif isinstance(item, dict):
-            stack.extend(item.values())
+            stack.extend((str(k), v) for k, v in item.items())
         elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+            stack.extend((key, v) for v in item)
     return out
 
 
