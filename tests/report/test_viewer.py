@@ -282,3 +282,17 @@ def test_a_served_page_follows_a_run_in_progress(cmp_dir, tmp_path):
         stop.set()
         thread.join(10)
     assert errors == []
+
+
+def test_pages_name_no_absolute_path_of_this_machine(cmp_dir):
+    """report.html and every viewer file name the suite, run folders and videos relative to the
+    page, never by this machine's absolute paths (a moved or published report says nothing about
+    where it was made, and its links still work)."""
+    roots = {str(cmp_dir.parent), str(cmp_dir.parent.resolve())}
+    viewer = cmp_dir / "viewer"
+    for page in [cmp_dir / "report.html", *viewer.glob("*.html"), *viewer.rglob("*.js")]:
+        text = page.read_text()
+        assert not [r for r in roots if r in text], page
+    assert "suite ../suite " in (cmp_dir / "report.html").read_text()
+    overview = read_overview(viewer)
+    assert overview["suite"] == "../../suite" and overview["name"] == "cmp"

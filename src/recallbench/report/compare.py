@@ -86,12 +86,28 @@ def print_comparison(comparison: Mapping[str, Any], console: Console | None = No
 
 
 def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | None:
-    """Grouped bars: agents on x, one bar per metric, 95% intervals as error bars."""
+    """The benchmark's chart (``benchmark_figure``) as a PNG at ``path``; None when nothing to
+    draw."""
+    import matplotlib.pyplot as plt
+
+    fig = benchmark_figure(bench, block)
+    if fig is None:
+        return None
+    replace_atomic(path, lambda f: fig.savefig(f, format="png", bbox_inches="tight"))
+    plt.close(fig)
+    return path
+
+
+def benchmark_figure(bench: str, block: Mapping[str, Any]) -> Any:
+    """Grouped bars: agents on x, one bar per metric, 95% intervals as error bars; the legend
+    (outside the plot, so it covers no bar) names every colour, the whiskers, the numbers on the
+    bars and the privileged mark, as the tables do."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.lines import Line2D
 
     metrics = shown_metrics(block)
     agents = [a for a in block["agents"] if a["status"] == "ok"]
@@ -99,7 +115,7 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
         return None
     width = 0.8 / len(metrics)
     x = np.arange(len(agents))
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(agents) + 2), 3.8), dpi=110)
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(agents) + 2) + 2.6, 3.8), dpi=110)
     for k, m in enumerate(metrics):
         vals, lo, hi = [], [], []
         for a in agents:
@@ -118,16 +134,22 @@ def plot_benchmark(bench: str, block: Mapping[str, Any], path: Path) -> Path | N
                         ha="center", va="bottom", fontsize=8,
                         color="white" if inside else "black")
     ax.set_xticks(x)
-    ax.set_xticklabels([f"{a['agent']}\n(n={a['n']})" for a in agents], fontsize=8)
+    ax.set_xticklabels([f"{a['agent']}{' ' + PRIVILEGED_MARK if a.get('privileged') else ''}"
+                        f"\n(n={a['n']})" for a in agents], fontsize=8)
     ax.set_ylim(0, 105)
     ax.set_ylabel(("" if len(metrics) > 1 else label(metrics[0]) + " ") + "% (95% CI)")
     ax.set_title(TITLES.get(bench, bench))
-    if len(metrics) > 1:
-        ax.legend(fontsize=8, loc="best")
+    handles: list[Any] = list(ax.get_legend_handles_labels()[0])
+    handles.append(ax.errorbar([], [], yerr=[], fmt="none", ecolor="black", capsize=3,
+                               label="95% interval (bootstrap)"))
+    handles.append(Line2D([], [], linestyle="none", label="numbers: value in %"))
+    if any(a.get("privileged") for a in agents):
+        handles.append(Line2D([], [], linestyle="none",
+                              label=f"{PRIVILEGED_MARK} privileged: reads ground truth"))
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              borderaxespad=0.0, frameon=False)
     ax.grid(axis="y", alpha=0.3)
     if "hl_spl" in metrics:
         ax.set_xlabel(SUBSET_NOTE, fontsize=7, color="dimgray")
     fig.tight_layout()
-    replace_atomic(path, lambda tmp: fig.savefig(tmp, format="png"))
-    plt.close(fig)
-    return path
+    return fig

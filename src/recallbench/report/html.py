@@ -18,6 +18,7 @@ from recallbench.report.compare import (
     shown_metrics,
     table_rows,
 )
+from recallbench.report.paths import relative_paths
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -99,7 +100,9 @@ def write_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path], path: Pa
                overview: Mapping[str, Any] | None = None) -> Path:
     """Write through a temp file and rename, so a reader never sees half a report."""
     path = Path(path)
-    return write_text_atomic(path, render_html(comparison, pngs, overview))
+    # paths as seen from the page (its suite, the agents' files), none of this machine's
+    shown = relative_paths(comparison, path.parent)
+    return write_text_atomic(path, render_html(shown, pngs, overview))
 
 
 def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Path]:

@@ -27,6 +27,7 @@ from recallbench.benchmarks.registry import get_benchmark
 from recallbench.errors import InputError
 from recallbench.io import read_json, write_text_atomic
 from recallbench.loader import load_attr
+from recallbench.report.paths import relative_paths
 from recallbench.report.runs import run_seed
 from recallbench.report.viewer.overview import benchmark_overview
 from recallbench.report.viewer.sources import (
@@ -61,6 +62,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _put(path: Path, name: str, value: Any) -> None:
+    value = relative_paths(value, path.parent.parent)  # data/ sits beside index.html
     body = json.dumps(value, separators=(",", ":"), allow_nan=False, default=str)
     _write(path, f"RB.put({json.dumps(name)},{body});\n")
 
@@ -158,6 +160,7 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
     written = datetime.now(timezone.utc).isoformat(timespec="seconds")
     overview = {
         "kind": source.kind, "source": str(source.path.resolve()), "written": written,
+        "name": source.path.resolve().name,  # the heading (paths are relative to the page)
         "live": live, "viewer_version": __version__, "suite": suite,
         "options": (source.comparison or {}).get("options"),
         "suites": {b: blk.get("suite") for b, blk in

@@ -56,7 +56,7 @@ function agentLabel(bench, agent) {
 /* ---------------------------------------------------------------- overview */
 function renderOverview() {
   const o = OV;
-  const parts = [`<h1>${o.kind === "comparison" ? "Agent comparison" : "Run"}: ${esc(o.source)}</h1>`,
+  const parts = [`<h1>${o.kind === "comparison" ? "Agent comparison" : "Run"}: ${esc(o.name || o.source)}</h1>`,
     `<p class="meta">written ${esc(o.written)} by recallbench ${esc(o.viewer_version)} &middot; ${o.n_cases} case records &middot; ` +
     (o.live ? "served live: refreshes as the run log grows" : "opened from disk: the state when it was written") +
     (o.report ? ` &middot; <a href="${esc(o.report)}">report.html</a>` : "") + `</p>`,
@@ -122,7 +122,8 @@ function barChart(title, names, agents, cells) {
     });
   });
   svg += "</svg>";
-  const legend = agents.map((a, j) => `<span><i class="sw" style="background:${colors[j % colors.length]}"></i>${esc(a)}</span>`).join("");
+  const legend = agents.map((a, j) => `<span><i class="sw" style="background:${colors[j % colors.length]}"></i>${esc(a)}</span>`).join("") +
+    `<span><i class="sw" style="height:0;border-top:2px solid #000"></i>95% interval (bootstrap)</span><span>bar length: % of the slice's cases</span>`;
   return `<div class="legend">${legend}</div>${svg}`;
 }
 
@@ -277,7 +278,7 @@ function renderFindingDory(c, path) {
   if (d.map) {
     const ll = (d.ll && d.ll.path) || null;
     parts.push("<h2>Robot path in the video" + (ll ? " and the LL rollout" : "") + "</h2>" +
-      `<div class="legend"><span><i class="sw" style="background:#64748b"></i>path in the video</span>${ll ? '<span><i class="sw" style="background:#d97706"></i>LL rollout (stops: orange rings)</span>' : ""}<span><i class="sw" style="background:#1f9d55"></i>valid frames' poses</span><span><i class="sw" style="background:#1d4ed8"></i>chosen frames' poses</span><span><i class="sw" style="border:2px solid #111"></i>episode end = LL start</span></div>` +
+      `<div class="legend"><span><i class="sw" style="background:#64748b"></i>path in the video (square: start, triangle: end)</span>${ll ? '<span><i class="sw" style="background:#d97706"></i>LL rollout (stops: orange rings)</span>' : ""}<span><i class="sw" style="background:#1f9d55"></i>valid frames' poses</span><span><i class="sw" style="border:3px solid #1d4ed8;border-radius:50%"></i>chosen frames' poses</span><span><i class="sw" style="border:2px solid #111"></i>episode end = LL start</span></div>` +
       topDown("recorded path", path, [
         ...d.map.valid.map((xy) => ({ xy, color: "#1f9d55", label: "valid frame pose", r: 4 })),
         ...d.map.chosen.map((xy) => ({ xy, color: "#1d4ed8", label: "chosen frame pose", ring: true, r: 7 })),
@@ -313,7 +314,7 @@ function renderSceneMem(c) {
     r: name === tr.target || name === d.chosen_fixture ? 5 : 3 }));
   if (fixtures[tr.target]) marks.push({ xy: fixtures[tr.target], color: "#1f9d55", label: "target " + tr.target, ring: true, r: 11 });
   if (d.chosen_fixture && fixtures[d.chosen_fixture]) marks.push({ xy: fixtures[d.chosen_fixture], color: "#1d4ed8", label: "chosen " + d.chosen_fixture, ring: true, r: 8 });
-  parts.push(`<h2>Top-down map and signals</h2><div class="legend"><span><i class="sw" style="background:#1f9d55"></i>target fixture</span><span><i class="sw" style="background:#1d4ed8"></i>fixture the agent chose</span><span><i class="sw" style="background:#64748b"></i>base trajectory (square: start, triangle: end)</span></div><div class="grid2">` +
+  parts.push(`<h2>Top-down map and signals</h2><div class="legend"><span><i class="sw" style="border:3px solid #1f9d55;border-radius:50%"></i>target fixture</span><span><i class="sw" style="border:3px solid #1d4ed8;border-radius:50%"></i>fixture the agent chose</span><span><i class="sw" style="background:#aaa;border-radius:50%"></i>other fixtures</span><span><i class="sw" style="background:#f4f1ea;border:1px solid #999"></i>rooms</span><span><i class="sw" style="background:#64748b"></i>base trajectory (square: start, triangle: end)</span><span><i class="sw" style="height:0;border-top:2px dashed #b3261e"></i>success threshold</span></div><div class="grid2">` +
     topDown("trajectory", tr.base.map((b) => [b[0], b[1]]), marks, null, tr.rooms) +
     lineChart("distance", "distance base to target fixture (m)", tr.step, [{ name: "distance", values: tr.distance }], th.approach_dist, "approach") +
     lineChart("qpos", "|qpos| of the target's joints", tr.step, tr.joints.map((j, i) => ({ name: j, values: tr.qpos[i].map((v) => (v === null ? null : Math.abs(v))) })), th.open_qpos, "open") + "</div>");
