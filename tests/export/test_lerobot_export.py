@@ -114,3 +114,32 @@ def test_a_scenemem_suite_without_recorded_actions_is_refused_before_work(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "trajectory.npz" in err and "regenerate" in err
     assert not (tmp_path / "lr").exists()
+
+
+def test_the_dataset_replaces_only_what_this_export_wrote(findingdory_generated_suite: Path,
+                                                          tmp_path: Path, capsys) -> None:
+    """Issue 35: the finish step moved its meta/, data/ and videos/ over whatever --out held,
+    the suite itself included."""
+    import shutil
+
+    suite = tmp_path / "suite"
+    shutil.copytree(findingdory_generated_suite, suite)
+    before = sorted(p.relative_to(suite) for p in suite.rglob("*"))
+    assert export_lerobot(suite, suite) == 2  # the suite itself: refused before any work
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0]
+    assert sorted(p.relative_to(suite) for p in suite.rglob("*")) == before
+    out = tmp_path / "lr"
+    assert export_lerobot(suite, out, "--shard", "1/1") == 0  # the day's part, no dataset yet
+    (out / "videos").mkdir()
+    (out / "videos" / "mine.mp4").write_bytes(b"mine")  # put there between the runs
+    capsys.readouterr()
+    assert export_lerobot(suite, out) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "videos" in err[0] and "not written by this export" in err[0]
+    assert (out / "videos" / "mine.mp4").read_bytes() == b"mine"
+    shutil.rmtree(out / "videos")
+    assert export_lerobot(suite, out) == 0
+    assert json.loads((out / "export.json").read_text())["written"] == ["meta", "data", "videos"]
+    assert load_dataset(out).meta.total_episodes == 1
+    assert [p.name for p in out.iterdir() if p.name.startswith(".") and p.name != ".lock"] == []

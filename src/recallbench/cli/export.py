@@ -22,7 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("suite", help="a generated suite folder (recallbench generate)")
     p.add_argument("--format", required=True, choices=("findingdory-sft", "lerobot"),
                    help="findingdory-sft: HF datasets rows; lerobot: a LeRobotDataset v3")
-    p.add_argument("--out", required=True, help="dataset folder (created; reruns resume it)")
+    p.add_argument("--out", required=True,
+                   help="dataset folder: new, empty or an earlier export (reruns resume it); "
+                   "never the suite, inside it or around it")
     p.add_argument("--exclude", action="append", default=[], metavar="SUITE",
                    help="an evaluation suite (or export) no exported day may overlap "
                    "(repeatable)")
@@ -71,11 +73,12 @@ def options_of(args: argparse.Namespace) -> dict:
 
 def _handle(args: argparse.Namespace) -> int:
     from recallbench.cli.execution import execution_settings, shard_of
-    from recallbench.cli.outputs import MARKS, check_output_folder
+    from recallbench.export.outdir import check_out
     from recallbench.export.runner import run_export
 
-    # an export (export.json) resumes; any other folder or a file is refused before work
-    check_output_folder("--out", args.out, (*MARKS, "export.json"))
+    # never into or around a suite it reads; a new or empty folder, or an export (export.json)
+    # that resumes: anything else is refused before work
+    check_out(args.suite, args.out, args.exclude)
     options = options_of(args)
     return run_export(args.format, args.suite, args.out, options, exclude=args.exclude,
                       execution=execution_settings(args, args.workers or os.cpu_count() or 1),

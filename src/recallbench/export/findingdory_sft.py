@@ -12,16 +12,20 @@ The folder ``datasets.load_dataset(DIR)`` reads:
   ``episode``, ``category``, ``template``;
 - ``README.md``: the dataset card whose ``configs`` name the splits' files.
 
-Each day is one unit of work (``export_day``), written atomically: its video, then its rows in
-``rows/<ep_id>.json`` (their presence marks the day done). ``finish`` writes the parquet files
-from the rows of every day, so shards that wrote into the same folder and one final run give
-the same bytes as an unsharded export.
+Each day is one unit of work (``export_day``), written atomically through temp files of unique
+names: its video, then its rows in ``rows/<ep_id>.json`` (their presence marks the day done).
+``finish`` writes the parquet files and the card (``DATASET``) from the rows of every day, so
+shards that wrote into the same folder and one final run give the same bytes as an unsharded
+export. The suite is read through the runs' loaders (``load_suite``, ``load_episode``) and the
+video under the resolution cap.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +36,8 @@ from recallbench.benchmarks.findingdory.data import load_suite
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.errors import UsageError
 from recallbench.generate.findingdory import subsample_answer
-from recallbench.io import write_json_atomic
+from recallbench.io import read_json, replace_atomic, write_json_atomic, write_text_atomic
+from recallbench.video.reader import check_resolution
 from recallbench.video.sampling import subsample_indices
 
 if importlib.util.find_spec("datasets") is None:  # refused before any work, not at the end
@@ -42,6 +47,7 @@ if importlib.util.find_spec("datasets") is None:  # refused before any work, not
 COLUMNS = ("id", "episode", "video", "question", "answer", "category", "template")
 ROWS_DIR = "rows"
 SPLITS = ("train", "validation")
+DATASET = ("data", "README.md")  # what finish writes under the export folder
 
 
 def answer_text(answer: list[list[int]]) -> str:
@@ -59,18 +65,33 @@ def write_stamped_video(src: Path, dst: Path, offered: np.ndarray, times: list[s
                         fps: int) -> int:
     """Decode ``src`` once, keep the offered frames in order, stamp each with its position and
     time of day, and encode them to ``dst``. Frames are streamed: memory is one frame."""
+    wanted: dict[int, list[int]] = {}
+    for pos, frame in enumerate(offered.tolist()):
+        wanted.setdefault(int(frame), []).append(pos)
+    fd, name = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".partial.mp4")
+    os.close(fd)  # a unique name: two writers of one day never share a temp file
+    tmp = Path(name)
+    try:
+        written = _stamp_into(src, tmp, wanted, times, fps)
+        if written != len(offered):
+            raise ValueError(f"{src}: {written} of the {len(offered)} offered frames decoded")
+        tmp.replace(dst)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return written
+
+
+def _stamp_into(src: Path, tmp: Path, wanted: dict[int, list[int]], times: list[str],
+                fps: int) -> int:
     import av
 
     from recallbench.video.stamp import stamp_frame
     from recallbench.video.writer import VideoWriter
 
-    wanted: dict[int, list[int]] = {}
-    for pos, frame in enumerate(offered.tolist()):
-        wanted.setdefault(int(frame), []).append(pos)
-    tmp = dst.with_name(f".{dst.name}.partial.mp4")
     written = 0
     with av.open(str(src)) as container:
         stream = container.streams.video[0]
+        check_resolution(src, stream)  # the cap the runs hold a video to, before decoding
         writer: VideoWriter | None = None
         try:
             for index, frame in enumerate(container.decode(stream)):
@@ -85,10 +106,6 @@ def write_stamped_video(src: Path, dst: Path, offered: np.ndarray, times: list[s
         finally:
             if writer is not None:
                 writer.close()
-    if written != len(offered):
-        tmp.unlink(missing_ok=True)
-        raise ValueError(f"{src}: {written} of the {len(offered)} offered frames decoded")
-    tmp.replace(dst)
     return written
 
 
@@ -99,7 +116,7 @@ def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
     cases = [c for c in suite.cases if c.ep_id == day]
     episode = load_episode(suite.episode_dir(day))
     offered = offered_frames(episode.num_frames, options)
-    meta = json.loads((suite.episode_dir(day) / "episode.json").read_text())
+    meta = read_json(suite.episode_dir(day) / "episode.json")
     fps = int(meta.get("knobs", {}).get("fps", 10))
     video = Path("videos") / f"{day}.mp4"
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
@@ -149,9 +166,9 @@ def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str,
         path = out_dir / "data" / f"{split}-00000-of-00001.parquet"
         path.unlink(missing_ok=True)
         if rows:
-            Dataset.from_list(rows, features=features).to_parquet(str(path))
+            replace_atomic(path, Dataset.from_list(rows, features=features).to_parquet)
             counts[split] = len(rows)
-    (out_dir / "README.md").write_text(dataset_card(counts, options))
+    write_text_atomic(out_dir / "README.md", dataset_card(counts, options))
     return counts
 
 

@@ -19,9 +19,11 @@ Written with LeRobot's own writer (``LeRobotDataset.create``, ``add_frame``, ``s
 ``meta/recallbench_memory.json`` says, for every probe episode, which episode holds the day it
 must remember (its memory videos) and the probe's test id.
 
-Each day is one unit (``export_day``): a small LeRobotDataset under ``parts/<day>/``; ``finish``
-aggregates the parts in day order into the folder itself and removes them, so the dataset does
-not depend on which shard or worker exported which day.
+Each day is one unit (``export_day``): a small LeRobotDataset under ``parts/<day>/``, written in a
+temp folder of a unique name; ``finish`` aggregates the parts in day order into the folder itself
+(``DATASET``: what it writes there and replaces on a rerun) and removes them, so the dataset does
+not depend on which shard or worker exported which day. Suite files are read through the checked
+readers (``io.read_json``, ``sources.frames``: the resolution cap).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,8 +43,12 @@ import numpy as np
 
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.errors import InputError, UsageError
+from recallbench.export.outdir import remove_written
+from recallbench.export.sources import frames
+from recallbench.io import read_json
 
 PARTS = "parts"
+DATASET = ("meta", "data", "videos")  # what finish writes under the export folder
 MEMORY_FILE = "meta/recallbench_memory.json"
 VCODEC = "h264"  # LeRobot's default AV1 encoder is far slower; H.264 decodes everywhere
 SCENEMEM_CAMERAS = {"robot0_agentview_left": "agentview_left",
@@ -69,14 +76,6 @@ def _image(h: int, w: int) -> dict[str, Any]:
 
 def _vector(names: list[str]) -> dict[str, Any]:
     return {"dtype": "float32", "shape": (len(names),), "names": list(names)}
-
-
-def _frames(path: Path) -> Iterator[np.ndarray]:
-    import av
-
-    with av.open(str(path)) as c:
-        for frame in c.decode(c.streams.video[0]):
-            yield frame.to_ndarray(format="rgb24")
 
 
 def _create(root: Path, repo_id: str, fps: int, features: dict[str, Any]) -> Any:
@@ -110,12 +109,12 @@ def _scenemem_day(ds: Any, scenario: Path) -> int:
     if not traj_path.is_file():
         raise FileNotFoundError(f"{traj_path}: the day's states and actions were not recorded "
                                 "(a suite generated before recallbench recorded them)")
-    traj = np.load(traj_path)
+    traj = np.load(traj_path, allow_pickle=False)
     state, action = traj["state"], traj["action"]
     n = len(state)
     taken = np.concatenate([action[1:], np.zeros((1, 12), np.float32)])
-    tasks = _task_per_frame(json.loads((scenario / "videos" / "subtasks.json").read_text()), n)
-    streams = [_frames(scenario / "videos" / f"{cam}.mp4") for cam in SCENEMEM_CAMERAS]
+    tasks = _task_per_frame(read_json(scenario / "videos" / "subtasks.json"), n)
+    streams = [frames(scenario / "videos" / f"{cam}.mp4") for cam in SCENEMEM_CAMERAS]
     for i, images in enumerate(zip(*streams, strict=True)):
         frame = {f"observation.images.{k}": img
                  for k, img in zip(SCENEMEM_CAMERAS.values(), images, strict=True)}
@@ -189,10 +188,10 @@ def _scenemem_export(scenario: Path, part: Path, options: dict[str, Any]) -> dic
     from recallbench.world.gl import select_backend
 
     select_backend()
-    traj = np.load(scenario / "videos" / "trajectory.npz") \
+    traj = np.load(scenario / "videos" / "trajectory.npz", allow_pickle=False) \
         if (scenario / "videos" / "trajectory.npz").is_file() else None
     names = [str(s) for s in traj["state_names"]] if traj is not None else []
-    env_args = json.loads((scenario / "env" / "env_args.json").read_text())["env_kwargs"]
+    env_args = read_json(scenario / "env" / "env_args.json")["env_kwargs"]
     size = (int(env_args["camera_heights"]), int(env_args["camera_widths"]))
     ds = _create(part, options["repo_id"], 20, scenemem_features(size, names))
     frames = _scenemem_day(ds, scenario)
@@ -225,8 +224,8 @@ def findingdory_tasks(episode: dict[str, Any], n: int) -> list[str]:
 
 
 def _findingdory_export(ep_dir: Path, part: Path, options: dict[str, Any]) -> dict[str, Any]:
-    episode = json.loads((ep_dir / "episode.json").read_text())
-    pose = np.load(ep_dir / "frames.npz")["pose"].astype(np.float64)
+    episode = read_json(ep_dir / "episode.json")
+    pose = np.load(ep_dir / "frames.npz", allow_pickle=False)["pose"].astype(np.float64)
     n = len(pose)
     knobs = episode.get("knobs", {})
     fps = int(knobs.get("fps", FD_FPS))
@@ -236,7 +235,7 @@ def _findingdory_export(ep_dir: Path, part: Path, options: dict[str, Any]) -> di
     ds = _create(part, options["repo_id"], fps, feats)
     actions, tasks = base_actions(pose), findingdory_tasks(episode, n)
     count = 0
-    for i, img in enumerate(_frames(ep_dir / "video.mp4")):
+    for i, img in enumerate(frames(ep_dir / "video.mp4")):
         ds.add_frame({"observation.images.head": img,
                       "observation.state": pose[i].astype(np.float32), "action": actions[i],
                       "task": tasks[i]})
@@ -262,7 +261,22 @@ def _source(suite_dir: Path, day: str) -> tuple[Exporter, Path]:
 def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
                ) -> dict[str, Any]:
     part = out_dir / PARTS / day
-    tmp = out_dir / PARTS / f".{day}.partial"
+    part.parent.mkdir(parents=True, exist_ok=True)
+    # a unique temp folder: two writers of one day (a shard run twice) never share one
+    holder = Path(tempfile.mkdtemp(dir=part.parent, prefix=f".{day}.", suffix=".partial"))
+    tmp = holder / "part"
+    try:
+        info = _write_part_fixed_seed(suite_dir, day, tmp, options)
+        if part.exists():
+            shutil.rmtree(part)
+        tmp.rename(part)  # complete: appears atomically
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)
+    return info
+
+
+def _write_part_fixed_seed(suite_dir: Path, day: str, tmp: Path, options: dict[str, Any]
+                           ) -> dict[str, Any]:
     if os.environ.get("PYTHONHASHSEED") == "0":
         write_part(suite_dir, day, tmp, options)
     else:
@@ -276,11 +290,7 @@ def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
         if done.returncode:
             lines = done.stderr.strip().splitlines() or ["no output"]
             raise RuntimeError(f"day {day}: {lines[-1]}")
-    info = json.loads((tmp / "recallbench_part.json").read_text())
-    if part.exists():
-        shutil.rmtree(part)
-    tmp.rename(part)  # complete: appears atomically
-    return info
+    return dict(json.loads((tmp / "recallbench_part.json").read_text()))
 
 
 def write_part(suite_dir: Path, day: str, tmp: Path, options: dict[str, Any]) -> None:
@@ -306,7 +316,8 @@ def day_done(out_dir: Path, day: str) -> bool:
 
 def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str, int]:
     """Aggregate the parts in day order into ``out_dir`` (LeRobot's own aggregation), write the
-    memory map, and remove the parts."""
+    memory map, and remove the parts. It replaces only ``DATASET`` under ``out_dir``, which the
+    runner checked this export wrote (``outdir.check_replaceable``)."""
     from datasets import disable_progress_bars
     from lerobot.datasets.aggregate import aggregate_datasets
 
@@ -314,14 +325,16 @@ def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str,
 
     parts = [out_dir / PARTS / d for d in days]
     infos = [json.loads((p / "recallbench_part.json").read_text()) for p in parts]
-    joined = out_dir / ".aggregate"  # LeRobot aggregates into a folder of its own
-    shutil.rmtree(joined, ignore_errors=True)
-    aggregate_datasets([options["repo_id"]] * len(parts), options["repo_id"], roots=parts,
-                       aggr_root=joined)
-    for sub in ("meta", "data", "videos"):
-        shutil.rmtree(out_dir / sub, ignore_errors=True)
-        (joined / sub).rename(out_dir / sub)
-    joined.rmdir()
+    holder = Path(tempfile.mkdtemp(dir=out_dir, prefix=".aggregate."))  # unique
+    joined = holder / "dataset"  # LeRobot aggregates into a folder of its own
+    try:
+        aggregate_datasets([options["repo_id"]] * len(parts), options["repo_id"], roots=parts,
+                           aggr_root=joined)
+        for sub in DATASET:
+            remove_written(out_dir / sub)
+            (joined / sub).rename(out_dir / sub)
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)
     memory: dict[str, Any] = {}
     episode = 0
     for day, info in zip(days, infos, strict=True):
@@ -336,7 +349,7 @@ def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str,
     (out_dir / MEMORY_FILE).write_text(json.dumps(
         {"note": "probe episode -> the day episode whose videos are its memory",
          "days": {d: i for d, i in _day_episodes(days, infos)}, "probes": memory}, indent=1))
-    shutil.rmtree(out_dir / PARTS)
+    remove_written(out_dir / PARTS)
     return {"episodes": episode, "days": len(days), "probes": len(memory),
             "frames": sum(int(i["frames"]) for i in infos)}
 

@@ -6,16 +6,27 @@ tasks), so two days are "the same day" when their digests are equal and "the sam
 when (kind, layout, style, seed) are. The generator records it (FindingDory ``episode.json``,
 SceneMem ``generation.json``, both in ``suite.json``'s items); for suites made before it was
 recorded it is rebuilt from the same files, which hold every field it needs.
+
+The leakage rule never trusts a recorded fingerprint: ``*_day_fingerprint`` rebuilds it from the
+day's files and adds digests of its content (``video``: the video files; ``content``: video, QA
+and events), so an edited record cannot hide a copied day. The recorded one is a cache that must
+agree; a disagreement is returned as a note naming the file (``MISMATCH``), for a warning.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
+from recallbench.io import read_json
+
 Fingerprint = dict[str, Any]
+MISMATCH = "recorded_mismatch"  # the note a day_fingerprint adds when its record disagrees
+CHUNK = 1 << 20  # hashed a MiB at a time: a day's video is never held whole
 
 
 def day_fingerprint(benchmark: str, kind: str, layout: int, style: int, seed: str,
@@ -69,3 +80,73 @@ def scenemem_scenario_fingerprint(directory: Path) -> Fingerprint:
 def home_key(fp: Fingerprint) -> tuple[str, int, int, str]:
     """What the leakage rule calls the same layout+style+seed."""
     return (fp["kind"], int(fp["layout"]), int(fp["style"]), str(fp["seed"]))
+
+
+# ------------------------------------------------------------------ recomputed from content
+def file_digest(path: Path) -> str:
+    """sha256 of a regular file's bytes (a FIFO or a folder is refused, never waited on)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        h = hashlib.sha256()
+        while block := f.read(CHUNK):
+            h.update(block)
+    return h.hexdigest()
+
+
+def content_digests(videos: list[Path], others: list[Path]) -> dict[str, str]:
+    """``video``: the digest of the videos; ``content``: of the videos and the other files (QA,
+    events; an absent one counts as absent)."""
+    video = hashlib.sha256(" ".join(file_digest(p) for p in videos).encode()).hexdigest()
+    rest = [file_digest(p) if p.exists() else "absent" for p in others]
+    content = hashlib.sha256(" ".join([video, *rest]).encode()).hexdigest()
+    return {"video": video, "content": content}
+
+
+def checked(recomputed: Fingerprint, recorded: Any, where: Path) -> Fingerprint:
+    """``recomputed``, with a ``MISMATCH`` note when ``recorded`` (the cache) disagrees on a
+    field both hold."""
+    if not isinstance(recorded, dict):
+        return recomputed
+    wrong = sorted(k for k in recorded if k in recomputed and recorded[k] != recomputed[k])
+    if wrong:
+        return {**recomputed, MISMATCH: f"{where}: the recorded fingerprint differs from the "
+                f"day's content in {', '.join(wrong)}; the recomputed one is used"}
+    return recomputed
+
+
+def findingdory_day_fingerprint(directory: Path) -> Fingerprint:
+    """A FindingDory episode's fingerprint recomputed from its files: episode, entities, and the
+    content digests of its video, QA rows and events."""
+    episode = read_json(directory / "episode.json")
+    entities = read_json(directory / "entities.json")
+    try:
+        fp = findingdory_fingerprint(episode, entities)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{directory / 'episode.json'}: no field {exc}") from None
+    fp.update(content_digests([directory / "video.mp4"],
+                              [directory / "qa.json", directory / "events.json"]))
+    return checked(fp, episode.get("fingerprint") if isinstance(episode, dict) else None,
+                   directory / "episode.json")
+
+
+def scenemem_day_fingerprint(directory: Path) -> Fingerprint:
+    """A SceneMem scenario's fingerprint recomputed from its files: generation, home, tasks, and
+    the content digests of its videos, probes (eval_spec.json) and subtasks."""
+    generation = read_json(directory / "generation.json")
+    meta = read_json(directory / "env" / "ep_meta.json")
+    subtasks = read_json(directory / "videos" / "subtasks.json")
+    try:
+        world = meta.get("recallbench_world") or {}  # world.env.EP_META_KEY
+        objects = [str(o["name"]) for o in world.get("objects", [])]
+        fp = scenemem_fingerprint(generation, objects, subtasks.get("tasks", []))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{directory}: a day's record lacks field {exc}") from None
+    from recallbench.benchmarks.scenemem.spec import VIDEO_NAMES
+
+    fp.update(content_digests([directory / "videos" / name for name in VIDEO_NAMES],
+                              [directory / "eval_spec.json",
+                               directory / "videos" / "subtasks.json"]))
+    return checked(fp, generation.get("fingerprint") if isinstance(generation, dict) else None,
+                   directory / "generation.json")

@@ -16,8 +16,8 @@ from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.generate.fingerprint import (
     Fingerprint,
-    findingdory_episode_fingerprint,
-    scenemem_scenario_fingerprint,
+    findingdory_day_fingerprint,
+    scenemem_day_fingerprint,
 )
 from recallbench.loader import load_attr
 from recallbench.versions import package_versions
@@ -39,7 +39,8 @@ class Generator:
     describe: Callable[[dict[str, Any]], str | None] = lambda manifest: None
     # knobs as the generator records them (defaults filled in); a wrong one raises
     knobs: Callable[[dict[str, Any]], dict[str, Any]] = dict
-    # the suite's complete days (items) with their fingerprints, for the leakage rule
+    # the suite's complete days (items) with their fingerprints recomputed from their files, for
+    # the leakage rule (fingerprint.MISMATCH notes a recorded one that disagrees)
     days: Callable[[Path], list[tuple[str, Fingerprint]]] = lambda suite: []
 
 
@@ -111,12 +112,12 @@ def _findingdory_finish(out_dir: Path, knobs: dict[str, Any]) -> None:
 def _findingdory_days(suite: Path) -> list[tuple[str, Fingerprint]]:
     eps = sorted((p for p in (suite / "episodes").glob("ep_*") if (p / "episode.json").is_file()),
                  key=lambda p: int(p.name.split("_")[1]))
-    return [(p.name, findingdory_episode_fingerprint(p)) for p in eps]
+    return [(p.name, findingdory_day_fingerprint(p)) for p in eps]
 
 
 def _scenemem_days(suite: Path) -> list[tuple[str, Fingerprint]]:
     found = sorted(p for p in suite.glob("combo_*") if (p / "generation.json").is_file())
-    return [(p.name, scenemem_scenario_fingerprint(p)) for p in found]
+    return [(p.name, scenemem_day_fingerprint(p)) for p in found]
 
 
 def _scenemem_knobs(given: dict[str, Any]) -> dict[str, Any]:
