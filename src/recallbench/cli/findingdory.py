@@ -10,7 +10,6 @@ Heavy imports (PyAV, numpy-based scoring) happen inside the handlers so `--help`
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +103,7 @@ def _run(args: argparse.Namespace) -> int:
 def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
     """JSONL of {"id", "frame_indices"} or {"id", "response"} (optionally "offered_frames")."""
     from recallbench.errors import InputError
+    from recallbench.io import parse_json
 
     preds: dict[str, dict[str, Any]] = {}
     lines: dict[str, int] = {}
@@ -116,10 +116,7 @@ def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"line {n}", f"invalid JSON: {exc.msg}") from None
+        row = parse_json(line, path, f"line {n}")  # malformed, nested too deeply: one line
         if not isinstance(row, dict) or "id" not in row:
             raise InputError(path, f"line {n}: id", "missing")
         if "frame_indices" not in row and "response" not in row:

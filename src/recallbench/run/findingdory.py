@@ -19,6 +19,7 @@ from recallbench.benchmarks.findingdory.evaluate import EpisodeCache, build_quer
 from recallbench.benchmarks.findingdory.ll import MAX_STEPS
 from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
 from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.parse import MAX_FRAME_INDICES, too_many_indices
 from recallbench.benchmarks.findingdory.protocol import LowLevelPolicy  # not agents': no scipy
 from recallbench.benchmarks.findingdory.seam import planned_cases
 from recallbench.errors import InputError, UsageError
@@ -26,7 +27,7 @@ from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_fo
 from recallbench.executor.shards import Shard
 from recallbench.run.findingdory_worker import ANSWER_HANDLER, AgentSpec, spec_dict
 from recallbench.run.limits import DEFAULT_CASE_TIMEOUT
-from recallbench.run.lock import run_folder_lock
+from recallbench.run.lock import clear_run_folder, run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RUN_LOG, RunLog, completed
 from recallbench.video.reader import check_video
@@ -155,9 +156,18 @@ def _record_results(
             record.update(frame_indices=None, response=None, agent_error=result.error)
         else:
             record.update(outcome["record"])
+            _cap_indices(record)
         record["seconds"] = round(result.wall_time, 6)
         log.append(record)
     return left
+
+
+def _cap_indices(record: dict[str, Any]) -> None:
+    """An answer of more frame indices than any case has goals by far (``MAX_FRAME_INDICES``)
+    fails its case with the reason, rather than every later `score` and `view` walking it."""
+    fi = record.get("frame_indices")
+    if isinstance(fi, list) and len(fi) > MAX_FRAME_INDICES:
+        record.update(frame_indices=None, agent_error=f"answered {too_many_indices(len(fi))}")
 
 
 def agent_manifest(agent: Any) -> dict[str, Any] | None:
@@ -172,9 +182,8 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
     silently, and a refusal says what to do (``--resume``, ``--overwrite`` or another ``--out``).
     """
     manifest_path = run_dir / "manifest.json"
-    if manifest_path.exists() and overwrite:
-        for name in ("manifest.json", RUN_LOG, "summary.json"):
-            (run_dir / name).unlink(missing_ok=True)
+    if manifest_path.exists() and overwrite:  # as every command's --overwrite: under the lock,
+        clear_run_folder(run_dir)  # the whole folder (a stale viewer/ too), links never followed
     if manifest_path.exists():
         old = read_manifest(run_dir)
         if not resume:

@@ -11,6 +11,7 @@ they equal the unsharded run's.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from recallbench.benchmarks.registry import BENCHMARKS
 from recallbench.errors import InputError, UsageError
 from recallbench.executor.shards import Shard, parse_shard
+from recallbench.io import LINK_REFUSED
 from recallbench.run.manifest import read_manifest, write_manifest
 from recallbench.run.runlog import RunLog, completed
 from recallbench.run.runner import runner_for
@@ -82,6 +84,15 @@ def check_shards(runs: list[tuple[Path, dict[str, Any], Shard]]) -> None:
         raise UsageError("SHARD_DIR", f"shard(s) {', '.join(missing)} missing")
 
 
+def _refuse_links(out: Path) -> None:
+    """A symlink planted in ``out`` is refused before anything is written (each write refuses
+    it too, but then after the merge wrote its first files)."""
+    if out.is_dir():
+        for entry in os.scandir(out):
+            if entry.is_symlink():
+                raise InputError(Path(entry.path), None, LINK_REFUSED)
+
+
 def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> Path:
     """Write the merged run folder ``out`` (the caller scores it: ``report.runs.score_run``
     adds the scores to summary.json, as after a run)."""
@@ -91,6 +102,7 @@ def merge_runs(dirs: Sequence[str | Path], out: str | Path) -> Path:
         raise UsageError("SHARD_DIR", "give the shard run folders")
     if (out / "manifest.json").exists() or (out / RUNLOG).exists():
         raise UsageError("--out", f"{out} already holds a run: choose another folder")
+    _refuse_links(out)
     runs = _shard_runs(folders)
     check_shards(runs)
     benchmark = runs[0][1].get("benchmark")

@@ -22,6 +22,8 @@ All predicates are array look-ups, so scoring never touches the simulator.
 from __future__ import annotations
 
 import json
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -118,17 +120,36 @@ def predicate_matrix(ann: EpisodeAnnotations, check: Check = "full") -> np.ndarr
     return ok | (ann.in_room.astype(bool) & is_room)
 
 
-def _load_npz(path: Path) -> dict[str, np.ndarray]:
+# What an episode's arrays may hold: numbers and booleans (frames.npz's ``time`` may be text).
+_NUMERIC_KINDS = "biuf"
+# What a damaged .npz raises: truncated or not a zip, a member that is no .npy, object arrays
+# (pickles, refused by allow_pickle=False), a bad CRC or deflate stream.
+_NPZ_ERRORS = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error)
+
+
+def _load_npz(path: Path, text: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    """An episode's .npz: one ``InputError`` naming it (and the array) when it cannot be decoded
+    or holds anything but numbers (and text in the ``text`` arrays)."""
     if not path.is_file():
         raise InputError(path, None, "annotation file not found")
-    with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except _NPZ_ERRORS as exc:
+        why = " ".join(str(exc).split())[:200]
+        raise InputError(path, None, f"not a readable .npz file ({type(exc).__name__}: "
+                                     f"{why})") from None
+    for key, array in arrays.items():
+        if array.dtype.kind not in _NUMERIC_KINDS + ("US" if key in text else ""):
+            raise InputError(path, key, f"holds {array.dtype} values, expected numbers"
+                                        + (" or text" if key in text else ""))
+    return arrays
 
 
 def load_episode(directory: str | Path) -> EpisodeAnnotations:
     """Load and validate one generated episode's annotations."""
     directory = Path(directory)
-    frames = _load_npz(directory / "frames.npz")
+    frames = _load_npz(directory / "frames.npz", text=("time",))
     ann = _load_npz(directory / "annotations.npz")
     ent_path = directory / "entities.json"
     if not ent_path.is_file():

@@ -16,6 +16,7 @@ at most ``_BUDGET_PER_CHAR`` characters decoded per character of the reply):
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -69,14 +70,25 @@ def _dicts_in(value: Any) -> Iterator[dict]:
             stack.extend(reversed(item))
 
 
-# Only a '{' followed by a key or '}' can start a JSON object: prose braces are never decoded.
-_OBJECT_START = re.compile(r'\{\s*["}]')
+# Only a '{' followed by '}' or by a whole key string and ':' can start a JSON object (a
+# superset of JSON's rule: more whitespace, any escape), so prose braces and '{"' * n are
+# never handed to the decoder; the regex costs one pass over each candidate key.
+_OBJECT_START = re.compile(r'\{\s*+(?:\}|"[^"\\]*+(?:\\.[^"\\]*+)*+"\s*+:)')  # possessive
 _WINDOW = 256
 _CUT_MARGIN = 16  # a value cut by the window fails within a keyword's length of the cut
 # Characters handed to the decoder per character of the reply (plus a constant): a reply built
 # so that every '{' decodes far ahead would otherwise cost quadratic time, on every `score`.
 _BUDGET_PER_CHAR = 8
 _BUDGET_BASE = 1 << 20
+# What one decode attempt costs beyond the characters it reads (a raised JSONDecodeError, the
+# window's copy, the next search), in characters of decoding: a few us. Without it
+# ``'{"a":"' * n`` (an attempt every 6 characters, each failing after 6) stayed inside the
+# budget and took minutes on 4 MB.
+_ATTEMPT_COST = 512
+# The most frame indices an answer may hold: a case has a handful of goals and an answer of
+# more indices than goals fails anyway (num_targets_error); a longer one is a response_error,
+# so no later step (scoring, the viewer) walks a million of them.
+MAX_FRAME_INDICES = 1000
 
 
 class BudgetExceeded(Exception):
@@ -101,6 +113,7 @@ def _decode_at(
     O(pos) (the error counts the lines before it), which made a scan over every '{' quadratic.
     """
     window = _WINDOW
+    budget.spend(_ATTEMPT_COST)
     while True:
         piece = chunk[pos : pos + window]
         cut = pos + window < len(chunk)
@@ -123,19 +136,28 @@ def _decode_at(
         return value, pos + end
 
 
+_DECODER = json.JSONDecoder()  # holds no state between calls
+
+
 def _objects(chunk: str, budget: _Budget) -> Iterator[dict]:
     """JSON objects starting at a '{' of the chunk, left to right.
 
     A decoded value is skipped whole (its nested objects come from the value itself), so the
-    text is scanned about once, not once per '{'.
+    text is scanned about once, not once per '{'. Each chunk costs an attempt: a reply of a
+    million tiny fenced blocks is bounded too.
     """
-    decoder = json.JSONDecoder()
+    budget.spend(_ATTEMPT_COST)
     match = _OBJECT_START.search(chunk)
     while match is not None:
-        value, end = _decode_at(decoder, chunk, match.start(), budget)
+        value, end = _decode_at(_DECODER, chunk, match.start(), budget)
         if value is not None:
             yield from _dicts_in(value)
         match = _OBJECT_START.search(chunk, end)
+
+
+def too_many_indices(count: int) -> str:
+    """Why an answer of ``count`` (> MAX_FRAME_INDICES) frame indices is not read."""
+    return f"{count} frame indices, more than the {MAX_FRAME_INDICES} an answer may hold"
 
 
 def parse_frame_indices(text: str | None) -> ParseResult:
@@ -149,7 +171,7 @@ def parse_frame_indices(text: str | None) -> ParseResult:
 
 
 def _first_answer(text: str, budget: _Budget) -> ParseResult:
-    for chunk in (*_fenced_blocks(text), text):
+    for chunk in itertools.chain(_fenced_blocks(text), (text,)):  # lazily: fences first
         for value in _objects(chunk, budget):
             if "frame_indices" not in value:
                 continue
@@ -159,6 +181,8 @@ def _first_answer(text: str, budget: _Budget) -> ParseResult:
             if not isinstance(indices, list):
                 return ParseResult(None, cot, "frame_indices is not a list")
             # bool is an int subclass in Python; true/false are not frame numbers.
+            if len(indices) > MAX_FRAME_INDICES:
+                return ParseResult(None, cot, too_many_indices(len(indices)))
             if not all(isinstance(i, int) and not isinstance(i, bool) for i in indices):
                 return ParseResult(None, cot, "frame_indices holds a non-integer value")
             return ParseResult(list(indices), cot, None)
@@ -212,6 +236,8 @@ def coerce_official(value: Any) -> ParseResult:
     cot = cot if isinstance(cot, str) else None
     indices = value["frame_indices"]
     try:
+        if len(indices) > MAX_FRAME_INDICES:
+            return ParseResult(None, cot, too_many_indices(len(indices)))
         if Ellipsis in indices:
             return ParseResult(None, cot, "ellipsis in the answer")
         return ParseResult([int(t) for t in indices], cot, None)

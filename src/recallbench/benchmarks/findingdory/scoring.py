@@ -29,9 +29,11 @@ from recallbench.benchmarks.findingdory.metrics import (
     sequence_success,
 )
 from recallbench.benchmarks.findingdory.parse import (
+    MAX_FRAME_INDICES,
     coerce_official,
     parse_frame_indices,
     parse_official,
+    too_many_indices,
 )
 from recallbench.benchmarks.findingdory.templates import is_multi_goal
 from recallbench.errors import InputError
@@ -110,6 +112,8 @@ def resolve_positions(
         return None, f"agent error: {record['agent_error']}"
     if record.get("frame_indices") is not None:
         fi = record["frame_indices"]
+        if isinstance(fi, list) and len(fi) > MAX_FRAME_INDICES:  # recorded before the cap
+            return None, too_many_indices(len(fi))
         if scoring == "official":
             parsed = coerce_official({"frame_indices": fi})
             return parsed.frame_indices, parsed.error

@@ -38,6 +38,30 @@ def card_results(
     return {"results": results, "summary": {"total": total, "memory": memory}}
 
 
+def card_problem(card: Any) -> tuple[str, str] | None:
+    """The first place where ``card`` is not the card's results.json schema, as (field, why),
+    or None: a list of {"scenario": str, "tests": [{"test_id": str, "memory": bool}]}."""
+    listed = card.get("results") if isinstance(card, dict) else None
+    if not isinstance(listed, list):
+        return "results", "not the card's results.json (a list of scenarios with their tests)"
+    for i, entry in enumerate(listed):
+        if not isinstance(entry, dict):
+            return f"results[{i}]", "expected an object with scenario and tests"
+        if not isinstance(entry.get("scenario"), str):
+            return f"results[{i}].scenario", "expected a scenario name (text)"
+        if not isinstance(entry.get("tests"), list):
+            return f"results[{i}].tests", "expected a list of tests"
+        for j, test in enumerate(entry["tests"]):
+            where = f"results[{i}].tests[{j}]"
+            if not isinstance(test, dict):
+                return where, "expected an object with test_id and memory"
+            if not isinstance(test.get("test_id"), str):
+                return f"{where}.test_id", "expected a test id (text)"
+            if not isinstance(test.get("memory"), bool):
+                return f"{where}.memory", "expected true or false"
+    return None
+
+
 def recorded_plan(
     plan: Iterable[tuple[str, list[str]]], records: Mapping[str, Record]
 ) -> list[tuple[str, list[str]]]:

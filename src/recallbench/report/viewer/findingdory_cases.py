@@ -29,6 +29,11 @@ TRANSCRIPT_KEYS = ("model", "prompt_sha256", "latency_s", "prompt_tokens", "comp
                    "total_tokens", "attempts", "cache_hit", "failure_mode", "chain_of_thought",
                    "num_images")
 
+# The answered positions a case page draws (with their thumbnail pairs and poses): an answer
+# holds at most MAX_FRAME_INDICES since recording caps it, but an older or edited record may
+# hold any number, and each drawn position costs the build time and the page's size.
+SHOWN_CHOSEN = 100
+
 _suites: dict[str, Suite] = {}
 
 
@@ -81,7 +86,8 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
     valid = _valid_frames(case)
     valid_sorted = sorted(valid)
     positions, _ = resolve_positions(record)
-    chosen = [p for p in positions or [] if isinstance(p, int)]
+    answered = [p for p in positions or [] if isinstance(p, int)]
+    chosen = answered[:SHOWN_CHOSEN]  # a record from before the cap may hold a million
 
     def original(p: int) -> int | None:
         return offered[p] if 0 <= p < len(offered) else None
@@ -104,6 +110,7 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
         "question": case.question, "template": case.template, "ordered": case.ordered,
         "answer": [list(g)[:50] for g in case.answer], "answer_frames": case.answer_frames,
         "offered": offered, "valid_positions": valid_pos, "chosen": chosen,
+        "chosen_total": len(answered),
         "strip": thumbs.want(video, offered),  # thumbnail folder: strip + f"{frame}.jpg"
         "pairs": pairs, "video": str(video) if video else None,
         "failure": scored.get("failure"), "parse_error": scored.get("parse_error"),

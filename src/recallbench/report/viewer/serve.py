@@ -19,15 +19,19 @@ from rich.console import Console
 from recallbench.report.viewer.site import build_viewer
 from recallbench.report.viewer.sources import load_source
 
+# What a browser on this machine sends as the Host of a loopback server ([::1] is IPv6's).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
 
 class _Handler(SimpleHTTPRequestHandler):
     """Static files of the viewer folder only: a request must name this server by its loopback
-    address (a page of another site reaching it through DNS rebinding names its own host), and a
-    symlink inside the folder is never followed (it would serve any file of the machine)."""
+    address (a page of another site reaching it through DNS rebinding names its own host), a
+    symlink inside the folder is never followed (it would serve any file of the machine), and no
+    folder is listed."""
 
     def send_head(self) -> Any:
         if not self._host_ok():
-            self.send_error(421, "Misdirected Request: use http://127.0.0.1 or localhost")
+            self.send_error(421, "Misdirected Request: use http://127.0.0.1, localhost or [::1]")
             return None
         if not self._inside(self.translate_path(self.path)):
             self.send_error(404, "File not found")
@@ -38,7 +42,12 @@ class _Handler(SimpleHTTPRequestHandler):
         host = (self.headers.get("Host") or "").strip().lower()
         address = self.server.server_address
         port = address[1] if isinstance(address, tuple) else ""
-        return host in {f"127.0.0.1:{port}", f"localhost:{port}", "127.0.0.1", "localhost"}
+        return host in {f"{name}{suffix}" for name in LOOPBACK_NAMES for suffix in ("", f":{port}")}
+
+    def list_directory(self, path: Any) -> Any:
+        """No folder listings: a page names the files it loads; a listing would show them all."""
+        self.send_error(404, "File not found")
+        return None
 
     def _inside(self, path: str) -> bool:
         root = os.path.realpath(self.directory)

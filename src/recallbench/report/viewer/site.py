@@ -28,7 +28,7 @@ from recallbench.errors import InputError
 from recallbench.io import read_json, write_text_atomic
 from recallbench.loader import load_attr
 from recallbench.report.paths import relative_paths
-from recallbench.report.runs import run_seed
+from recallbench.report.runs import _finite, run_seed
 from recallbench.report.viewer.overview import benchmark_overview
 from recallbench.report.viewer.sources import (
     RunRef,
@@ -57,14 +57,18 @@ def case_reader(bench: str) -> Callable[..., Any]:
     return cast(Callable[..., Any], load_attr(name))
 
 
-def _write(path: Path, text: str) -> None:
-    write_text_atomic(path, text)
+def _write(root: Path, path: Path, text: str) -> None:
+    """Every file of the viewer: no folder between ``root`` and it may be a symlink."""
+    write_text_atomic(path, text, root=root)
 
 
-def _put(path: Path, name: str, value: Any) -> None:
+def _put(root: Path, path: Path, name: str, value: Any) -> None:
     value = relative_paths(value, path.parent.parent)  # data/ sits beside index.html
-    body = json.dumps(value, separators=(",", ":"), allow_nan=False, default=str)
-    _write(path, f"RB.put({json.dumps(name)},{body});\n")
+    try:
+        body = json.dumps(value, separators=(",", ":"), allow_nan=False, default=str)
+    except ValueError:  # a NaN or infinity in a hand-edited record: shown as null
+        body = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False, default=str)
+    _write(root, path, f"RB.put({json.dumps(name)},{body});\n")
 
 
 def _rel(target: Path | None, start: Path) -> str | None:
@@ -110,12 +114,12 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
     """Write (or refresh) the viewer of a run or comparison folder; returns its index.html."""
     source = load_source(path)
     out = Path(out) if out else source.path / VIEWER_DIR
+    root = writes_root(source.path, out)
     data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
     for name in STATIC:
         text = resources.files("recallbench.report.viewer").joinpath("static", name).read_text()
-        _write(out / name, text)
-    thumbs = Thumbnailer(out)
+        _write(root, out / name, text)
+    thumbs = Thumbnailer(out, root)
     rows: list[list[Any]] = []
     details: list[dict[str, Any]] = []
     by_bench: dict[str, list[tuple[dict, dict]]] = {}
@@ -135,13 +139,13 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
     thumbs.make(progress)
     facts = shared.pop("_facts", {})  # each benchmark's suite in numbers, for the overview
     for name, value in shared.items():
-        _put(data / f"{name}.js", name, value)  # names are file-name safe (path_name)
+        _put(root, data / f"{name}.js", name, value)  # names are file-name safe (path_name)
     for start in range(0, max(len(rows), 1), INDEX_CHUNK):
-        _put(data / f"index-{start // INDEX_CHUNK:03d}.js", f"index-{start // INDEX_CHUNK:03d}",
-             rows[start:start + INDEX_CHUNK])
+        _put(root, data / f"index-{start // INDEX_CHUNK:03d}.js",
+             f"index-{start // INDEX_CHUNK:03d}", rows[start:start + INDEX_CHUNK])
     for start in range(0, len(details), CASE_CHUNK):
         name = f"cases-{start // CASE_CHUNK:03d}"
-        _put(data / f"{name}.js", name, details[start:start + CASE_CHUNK])
+        _put(root, data / f"{name}.js", name, details[start:start + CASE_CHUNK])
     benchmarks: dict[str, Any] = {}
     for bench, cases in by_bench.items():
         runs = [r for r in source.runs if r.benchmark == bench and r.status == "ok"]
@@ -150,7 +154,7 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
         agents = [r.agent for r in runs]
         kinds = {r.agent: run_kind(r) for r in runs}
         benchmarks[bench] = benchmark_overview(bench, agents, cases, seed=seed, kinds=kinds)
-        benchmarks[bench]["matrix_chunks"] = _write_matrix(data, bench, agents, rows)
+        benchmarks[bench]["matrix_chunks"] = _write_matrix(root, data, bench, agents, rows)
         benchmarks[bench]["facts"] = facts.get(bench, {})
     for bench in {r.benchmark for r in source.runs} - set(benchmarks):
         benchmarks[bench] = {"title": bench, "agents": {}, "empty": True}
@@ -180,12 +184,24 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
         "report": _rel(source.path / "report.html", out)
         if source.kind == "comparison" or (source.path / "report.html").is_file() else None,
     }
-    _put(data / "overview.js", "overview", overview)
-    _write(data / "stamp.json", json.dumps({"written": written, "n_cases": len(rows)}))
+    _put(root, data / "overview.js", "overview", overview)
+    _write(root, data / "stamp.json", json.dumps({"written": written, "n_cases": len(rows)}))
     return out / "index.html"
 
 
-def _write_matrix(data: Path, bench: str, agents: list[str], rows: list[list[Any]]) -> int:
+def writes_root(source: Path, out: Path) -> Path:
+    """The folder the viewer's writes are confined to: the run or comparison folder when the
+    viewer is inside it (a planted ``viewer`` or ``viewer/data`` symlink is refused), else the
+    ``--out`` folder the user named."""
+    try:
+        out.relative_to(source)
+    except ValueError:
+        return out
+    return source
+
+
+def _write_matrix(root: Path, data: Path, bench: str, agents: list[str],
+                  rows: list[list[Any]]) -> int:
     """Per case of ``bench``: [id, category, [ref or -1 per agent], [success per agent]]."""
     order: dict[str, list[Any]] = {}
     col = {a: i for i, a in enumerate(agents)}
@@ -200,7 +216,7 @@ def _write_matrix(data: Path, bench: str, agents: list[str], rows: list[list[Any
     chunks = max(1, -(-len(items) // MATRIX_CHUNK))
     for k in range(chunks):
         name = f"matrix-{bench}-{k:03d}"
-        _put(data / f"{name}.js", name, items[k * MATRIX_CHUNK:(k + 1) * MATRIX_CHUNK])
+        _put(root, data / f"{name}.js", name, items[k * MATRIX_CHUNK:(k + 1) * MATRIX_CHUNK])
     return chunks
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from recallbench.io import replace_atomic
 
@@ -23,13 +23,14 @@ def video_key(video: Path) -> str:
     return hashlib.sha1(str(Path(video).resolve()).encode()).hexdigest()[:12]
 
 
-def _saver(img: Any) -> Callable[[Path], object]:
-    return lambda tmp: img.save(tmp, "JPEG", quality=82)
+def _saver(img: Any) -> Callable[[BinaryIO], object]:
+    return lambda f: img.save(f, "JPEG", quality=82)
 
 
 class Thumbnailer:
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, root: Path | None = None) -> None:
         self.out = Path(out)
+        self.root = self.out if root is None else Path(root)  # writes stay inside it
         self.wanted: dict[Path, set[int]] = {}
         self.made = 0
         self.failed: dict[str, str] = {}
@@ -73,7 +74,6 @@ class Thumbnailer:
             todo = sorted(f for f in frames if not (folder / f"{f}.jpg").is_file())
             if not todo:
                 continue
-            folder.mkdir(parents=True, exist_ok=True)
             if progress:
                 progress(f"thumbnails: {len(todo)} frames of {video.name}")
             try:
@@ -84,6 +84,6 @@ class Thumbnailer:
             for frame, pixels in zip(todo, images, strict=True):
                 img = Image.fromarray(pixels)
                 img.thumbnail((MAX_SIDE, MAX_SIDE))
-                replace_atomic(folder / f"{frame}.jpg", _saver(img))
+                replace_atomic(folder / f"{frame}.jpg", _saver(img), root=self.root)
                 self.made += 1
         return self.made

@@ -259,7 +259,7 @@ function renderFindingDory(c, path) {
   const parts = [`<p><strong>Question:</strong> <span id="question">${esc(d.question)}</span></p>`,
     kv({ template: d.template, ordered: d.ordered, "answer space": d.answer_frames ? `${d.answer_frames}-frame subsampled` : "original frames",
       "failure mode": d.failure, "parse error": d.parse_error, "LL failure": d.ll_failure })];
-  parts.push(`<h2>Offered frames (K = ${d.offered.length})</h2><div class="legend"><span><i class="sw" style="border:3px solid #1f9d55"></i>valid (${d.valid_positions.length})</span><span><i class="sw" style="outline:3px dashed #1d4ed8"></i>chosen by the agent (${d.chosen.length})</span></div>`);
+  parts.push(`<h2>Offered frames (K = ${d.offered.length})</h2><div class="legend"><span><i class="sw" style="border:3px solid #1f9d55"></i>valid (${d.valid_positions.length})</span><span><i class="sw" style="outline:3px dashed #1d4ed8"></i>chosen by the agent (${d.chosen_total ?? d.chosen.length}${d.chosen_total > d.chosen.length ? `, the first ${d.chosen.length} drawn` : ""})</span></div>`);
   parts.push(`<div class="strip" id="timeline">` + d.offered.map((f, p) => {
     const cls = `cell${valid.has(p) ? " valid" : ""}${chosen.has(p) ? " chosen" : ""}`;
     const img = d.strip ? `<img loading="lazy" src="${esc(d.strip + f + ".jpg")}" alt="frame ${f}">` : "";
