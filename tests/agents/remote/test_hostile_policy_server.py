@@ -172,3 +172,24 @@ def test_a_void_scalar_reply_fails_every_test_at_once_not_by_its_timeout(tmp_pat
     (record,) = [json.loads(line) for line in (tmp_path / "r_run" / "runlog.jsonl").open()]
     assert "protocol error" in record["error"] and "'V1' is not allowed" in record["error"]
     assert seconds < 120
+
+
+def test_the_typed_client_takes_a_hostile_reply_as_the_policys_fault() -> None:
+    """``--ll-policy ws://`` (version 1's typed messages): a reply that breaks the wire's rules
+    fails the case (RemotePolicyError), it is not a lost server left for ``--resume`` forever;
+    hostile metadata is one line before any work."""
+    from recallbench.agents.remote import RemotePolicy, RemotePolicyError, check_server
+
+    hello = pack({"type": "hello", "protocol": 2, "interface": "ll", "policy": "p" * 10**6})
+    reply, _ = HOSTILE_REPLIES["void-scalar"]
+    with hostile_server(hello, reply) as url:
+        client = RemotePolicy(url)
+        with pytest.raises(RemotePolicyError, match="'V1' is not allowed"):
+            client.reset("Open the drawer.", [])
+        assert client.server_lost is None
+        with pytest.raises(ValueError, match="hosts a ll policy") as caught:
+            check_server(url, "scenemem")
+        assert len(str(caught.value)) < 500  # the server's million-character name, cut
+    with hostile_server(HOSTILE_METADATA["object-array"]) as url, \
+            pytest.raises(ValueError, match="is not allowed on the wire"):
+        check_server(url, "ll", "--ll-policy")

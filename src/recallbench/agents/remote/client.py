@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, pack, unpack
+from recallbench.agents.remote.wire import (
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    WireError,
+    pack,
+    unpack,
+)
 from recallbench.executor.results import ERROR_CAP, cut_text
 
 REMOTE_SCHEMES = ("ws://", "wss://")
@@ -46,6 +52,11 @@ class ServedPolicy:
     lost it (the runner then leaves the test unrecorded for ``--resume``)."""
 
     server_lost: str | None = None
+
+
+def too_big(exc: BaseException) -> bool:
+    """Did websockets close the connection because a message was over ``max_size``?"""
+    return getattr(getattr(exc, "sent", None), "code", None) == 1009
 
 
 def observations_of(env: Any, first_step: bool) -> dict[str, Any]:
@@ -109,7 +120,10 @@ class RemotePolicy(ServedPolicy):
                 self.url, compression=None, max_size=MAX_MESSAGE_BYTES, open_timeout=10,
                 close_timeout=1))
             # The server speaks first: its metadata (openpi's protocol), our hello.
-            self._hello = unpack(self._ws.recv(timeout=self.reply_timeout))
+            self._hello = self._receive()
+        except RemotePolicyError:
+            self._drop()
+            raise
         except Exception as exc:
             self._drop()
             raise self._lost(exc) from None
@@ -127,13 +141,33 @@ class RemotePolicy(ServedPolicy):
         self.hello()
         try:
             self._ws.send(pack(message))
-            reply = unpack(self._ws.recv(timeout=self.reply_timeout))
+            reply = self._receive()
+        except RemotePolicyError:
+            self._drop()
+            raise
         except Exception as exc:
             self._drop()
             raise self._lost(exc) from None
         if reply.get("type") == "error":
             raise RemotePolicyError(f"server policy: {reply.get('message')}")
         return reply
+
+    def _receive(self) -> dict[str, Any]:
+        """The next message, decoded by ``wire.unpack``'s checks: one that breaks them, or is
+        over ``max_size``, is the server's fault (RemotePolicyError), not a lost server."""
+        try:
+            data = self._ws.recv(timeout=self.reply_timeout)
+        except Exception as exc:
+            if too_big(exc):
+                raise RemotePolicyError(f"protocol error: a message over the "
+                                        f"{MAX_MESSAGE_BYTES}-byte limit") from None
+            raise
+        if isinstance(data, str):
+            raise RemotePolicyError(f"server: {data}")
+        try:
+            return unpack(data)
+        except WireError as exc:
+            raise RemotePolicyError(f"protocol error: {exc}") from None
 
     def _lost(self, exc: Exception) -> PolicyServerLost:
         reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

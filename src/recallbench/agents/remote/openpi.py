@@ -28,6 +28,7 @@ from recallbench.agents.remote.client import (
     RemotePolicyError,
     ServedPolicy,
     observations_of,
+    too_big,
 )
 from recallbench.agents.remote.obs_map import DEFAULT, RAW, ObsMap, load_obs_map
 from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, WireError, pack, unpack
@@ -139,12 +140,6 @@ def _metadata(greeting: Any) -> dict[str, Any]:
     return unpack(greeting, MAX_METADATA_BYTES)
 
 
-def _too_big(exc: BaseException) -> bool:
-    """Did websockets close the connection because a message was over ``max_size``?"""
-    sent = getattr(exc, "sent", None)
-    return getattr(sent, "code", None) == 1009
-
-
 def _lost(url: str, exc: BaseException) -> PolicyServerLost:
     reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     lost = PolicyServerLost(f"policy server {url} lost ({reason})")
@@ -168,7 +163,7 @@ def server_metadata(settings: OpenpiSettings, flag: str = "--policy",
         raise ValueError(f"{where}: the server sent no metadata within {timeout:g} s (not an "
                          "openpi policy server?)") from None
     except Exception as exc:
-        if _too_big(exc):
+        if too_big(exc):
             raise ValueError(f"{where}: the server's metadata is over the {MAX_METADATA_BYTES}-"
                              "byte limit") from None
         raise ValueError(f"{where}: no policy server answers "
@@ -303,7 +298,7 @@ class OpenpiPolicy(ServedPolicy):
             except WireError as exc:
                 raise ProtocolError(f"protocol error: the server's metadata: {exc}") from None
             except Exception as exc:  # refused, reset, websockets' handshake errors
-                if _too_big(exc):
+                if too_big(exc):
                     raise ProtocolError("protocol error: the server's metadata is over the "
                                         f"{MAX_MESSAGE_BYTES}-byte limit") from None
                 raise self._lost(exc) from None
@@ -336,7 +331,7 @@ class OpenpiPolicy(ServedPolicy):
             raise ProtocolError(f"protocol error: the reply is not openpi msgpack ({exc})") \
                 from None
         except (ConnectionClosed, OSError, EOFError) as exc:
-            if _too_big(exc):  # websockets closed it: a reply over max_size fails the test
+            if too_big(exc):  # websockets closed it: a reply over max_size fails the test
                 self._drop()
                 raise ProtocolError("protocol error: a reply over the "
                                     f"{MAX_MESSAGE_BYTES}-byte limit") from None
