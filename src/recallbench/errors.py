@@ -18,6 +18,57 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], folded)
 
 
+_CLOSERS = {"[": "]", "(": ")", "{": "}"}
+
+
+def _lists(text: str) -> list[tuple[int, int, list[int]]]:
+    """Every bracketed list of ``text``: (where it opens, where it closes or -1, where its own
+    ", " separators are), quoted strings skipped (a comma inside one separates nothing)."""
+    stack: list[tuple[int, int, list[int]]] = []
+    found: list[tuple[int, int, list[int]]] = []
+    quote, i = "", 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"" and (i == 0 or not text[i - 1].isalnum()):  # not an apostrophe
+            quote = c
+        elif c in _CLOSERS:
+            stack.append((i, -1, []))
+        elif stack and c == _CLOSERS[text[stack[-1][0]]]:
+            start, _, seps = stack.pop()
+            found.append((start, i, seps))
+        elif stack and c == "," and text[i + 1:i + 2] == " ":
+            stack[-1][2].append(i)
+        i += 1
+    return found + stack
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` in about ``limit`` characters, cut between whole items, never inside one: a list
+    cut short ends ", ... and N more" (then its closing bracket and what follows, as room
+    allows); other text ends at a whole word with "... (N more characters)"."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - 24, 8)  # what the note and a closing bracket take
+    straddling = [(start, end, seps) for start, end, seps in _lists(text)
+                  if start < room and (end < 0 or end >= room) and any(s < room for s in seps)]
+    if straddling:
+        start, end, seps = max(straddling)  # the innermost list the cut falls in
+        cut = max(s for s in seps if s < room)
+        left = sum(1 for s in seps if s > cut) + 1
+        head = f"{text[:cut]}, ... and {left} more{text[end] if end >= 0 else ''}"
+        rest = text[end + 1:] if end >= 0 else ""
+        return head + (rest if len(head) + len(rest) <= limit
+                       else shorten(rest, max(limit - len(head), 32)) if rest.strip() else "")
+    cut = text.rfind(" ", 0, room)
+    cut = cut if cut > 0 else room
+    return f"{text[:cut]} ... ({len(text) - cut} more characters)"
+
+
 class InputError(ValueError):
     """Bad input on disk. Carries the file and the field so the message is actionable."""
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.options import Option
+from recallbench.errors import shorten
 
 # One recorded case (a run-log line) and one scored row (metric values + slice fields + failure).
 Record = dict[str, Any]
@@ -106,4 +107,5 @@ def first_error(record: Record) -> str | None:
     info = record.get("info")
     extra = info.items() if isinstance(info, dict) else ()
     items: Iterable[tuple[str, Any]] = (*record.items(), *extra)
-    return next((f"{k}: {str(v)[:300]}" for k, v in items if k.endswith("error") and v), None)
+    return next((f"{k}: {shorten(str(v), 300)}" for k, v in items if k.endswith("error") and v),
+                None)

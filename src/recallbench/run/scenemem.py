@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from recallbench.agents.registry import agent_kind
-from recallbench.agents.vla import check_policy, policy_kind
+from recallbench.agents.vla import check_policy, check_policy_cameras, policy_kind
 from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
 from recallbench.benchmarks.scenemem.observation_env import SIMULATOR_ACCESS_NOTE
 from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
@@ -216,6 +216,8 @@ def run_scenemem(
     if config.env_factory:
         check_factory_reference(config.env_factory)
     scenarios, errors, unrunnable = _load_scenarios(config, console)
+    # a policy that needs images, on scenarios that record none: refused, not failed per test
+    check_policy_cameras(config.policy, config.policy_args, scenarios, config.camera_obs)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
         if overwrite and not resume:
             for name in ("manifest.json", RUN_LOG, "summary.json"):

@@ -28,7 +28,7 @@ from recallbench.benchmarks.scenemem.policy import load_policy_class
 from recallbench.benchmarks.scenemem.rollout import run_rollout
 from recallbench.benchmarks.scenemem.spec import Scenario, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
-from recallbench.errors import InputError, SuiteRefusal
+from recallbench.errors import InputError, SuiteRefusal, shorten
 from recallbench.seeding import seed_globals
 
 _policies: dict[str, Any] = {}
@@ -142,7 +142,7 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
             msg = f"env loading failed: {exc}"
         else:
             msg = f"{root}: env loading failed: {type(exc).__name__}: {exc} (see workers.log)"
-        _env_failed[root] = msg[:2000]
+        _env_failed[root] = shorten(msg, 2000)
         _env.pop(str(scenario.root), None)
         return _failed(_env_failed[root], max_steps)
     if policy_error is not None:
