@@ -8,11 +8,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.vla import policy_kind
+from recallbench.agents.vla import check_policy, check_policy_cameras, policy_kind
 from recallbench.benchmarks.registry import get_benchmark
 from recallbench.benchmarks.scenemem.backend import check_factory_reference
 from recallbench.benchmarks.scenemem.options import ScenememOptions
-from recallbench.benchmarks.scenemem.spec import discover_scenarios
+from recallbench.benchmarks.scenemem.spec import discover_scenarios, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError, UsageError
 from recallbench.executor.shards import Shard
@@ -82,6 +82,31 @@ class ScenememRunner(BenchmarkRunner):
             except ValueError as exc:
                 raise UsageError("", str(exc)) from None  # the message names the flag
         return Prepared(Path(suite), config)
+
+    def check_agents(self, prepared: Prepared, planned: list[Planned],
+                     flags: Flags = kebab_flags) -> None:
+        """Served and LeRobot policies, before any agent runs, as `recallbench scenemem` checks
+        its --policy: a server answers (one request), the suite has the images it needs. Else
+        the agents before it run for minutes, and then each of its tests fails."""
+        policies = [p for p in planned
+                    if p.skip is None and p.target and policy_kind(p.target) != "card"]
+        if not policies:
+            return
+        options: ScenememOptions = prepared.config
+        scenarios = _loadable(prepared.suite_path, options)
+        for p in policies:
+            assert p.target is not None
+            try:
+                check_policy(p.target, p.kwargs, flag=f"agent {p.agent!r} at",
+                             trusted=bool(options.trust_policy))
+                check_policy_cameras(p.target, p.kwargs, scenarios,
+                                     options.camera_obs is not False, who=f"agent {p.agent!r}",
+                                     camera_flag=flags("camera_obs"))
+            except (InputError, UsageError):
+                raise  # each names its file or flag
+            except ValueError as exc:  # the policy's own words name --policy-arg
+                why = str(exc).replace("--policy-arg", f"--agent-arg {p.agent}.")
+                raise UsageError("--agents", why) from None
 
     def _config(self, prepared: Prepared, planned: Planned, agent_dir: Path) -> ScenememConfig:
         assert planned.target is not None  # the plan resolved it
@@ -169,6 +194,17 @@ class ScenememRunner(BenchmarkRunner):
             "scenario_errors": dict(sorted(errors.items())),
             "missing_tests": sorted(missing),
         })
+
+
+def _loadable(suite: Path, options: ScenememOptions) -> list[Any]:
+    """The suite's scenarios that load (one that does not is the run's to report, per test)."""
+    out = []
+    for root in discover_scenarios(suite, options.filter):
+        try:
+            out.append(load_scenario(root, options.env_factory, bool(options.trust_suite)))
+        except InputError:
+            continue
+    return out
 
 
 def runner_summary(d: Path) -> dict[str, Any]:
