@@ -6,10 +6,14 @@ An audit module (one per benchmark, named by its declaration: ``Benchmark.audito
 ``OPTIONS``, the command-line options its ``audit`` takes (``scoring``, ``workers``). The report
 is JSON-able: ``benchmark``, ``suite``, ``n``, ``judged``, ``min_n``, ``agents`` ({name:
 {"overall": rate, "groups": {name: rate}}}), ``checks`` ([{name, value, limit, passed}]) and
-``passed``. Checks are judged only when the suite has at least ``min_n`` items; a smaller suite
-is "too small to judge" and passes (SceneMem's; FindingDory judges every suite against val's own
-subsets of its size, ``findingdory_calibration``, and its checks add ``z``, ``percentile``,
-``power`` and ``val_mean``).
+``passed``. One rule for every benchmark: an audit module declares ``MIN_N``, the size from
+which it judges a suite, counted in its ``UNIT`` by its ``suite_size`` (SceneMem: 40 probes;
+FindingDory: 2 episodes, as its blind, question-only and time-prior agents learn
+leave-one-episode-out, which one episode leaves them nothing to learn from). A smaller suite is
+not judged: ``too_small`` says so before any work, and ``recallbench generate`` and
+``recallbench audit`` both refuse to audit it. FindingDory judges against val's own subsets of
+the suite's size (``findingdory_calibration``), and its checks add ``z``, ``percentile``,
+``power`` and ``val_mean``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import importlib
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +54,10 @@ def check(name: str, value: float, limit: float, passed: bool) -> dict[str, Any]
     return {"name": name, "value": value, "limit": limit, "passed": bool(passed)}
 
 
-def judge(report: dict[str, Any]) -> dict[str, Any]:
-    """Fill ``judged`` and ``passed``: a suite below ``min_n`` items passes unjudged."""
-    report["judged"] = report["n"] >= report["min_n"]
+def judge(report: dict[str, Any], size: int | None = None) -> dict[str, Any]:
+    """Fill ``judged`` and ``passed``: a suite whose ``size`` (default its ``n`` items) is below
+    ``min_n`` passes unjudged."""
+    report["judged"] = (report["n"] if size is None else size) >= report["min_n"]
     report["passed"] = not report["judged"] or all(c["passed"] for c in report["checks"])
     return report
 
@@ -89,6 +95,42 @@ def auditor(benchmark: str) -> Any:
             raise
         message = f"no audit for {benchmark} suites in this install"
         raise InputError("SUITE", None, message) from None
+
+
+@dataclass(frozen=True)
+class SuiteSize:
+    """A suite's size as its audit counts it, and the least it judges."""
+
+    benchmark: str
+    n: int  # in ``unit``
+    min_n: int
+    unit: str  # "probes", "episodes", "items"
+    items: int  # what generation counts (scenarios, days): how many to make for ``min_n``
+    item: str = "item"  # what one is called
+
+    @property
+    def items_needed(self) -> int:
+        """Items of this suite's kind that make ``min_n`` (at its own count per item)."""
+        return max(math.ceil(self.min_n * self.items / self.n), 1) if self.n else self.min_n
+
+
+def too_small(suite: Path) -> SuiteSize | None:
+    """The suite's size when its audit cannot judge it (below the audit's ``MIN_N``), else None.
+    Cheap (the suite's files are read, nothing runs): checked before any audit work."""
+    bench = detect_benchmark(suite)
+    module = auditor(bench)
+    min_n = getattr(module, "MIN_N", None)
+    if not min_n:
+        return None
+    sized = getattr(module, "suite_size", None)
+    if sized is not None:
+        n, items = sized(suite)
+    else:  # an audit that counts items: the benchmark's cases
+        seam = BENCHMARKS[bench]
+        n = items = len(seam.case_keys(seam.load_suite(suite)))
+    size = SuiteSize(bench, n, int(min_n), getattr(module, "UNIT", "items"), items,
+                     getattr(module, "ITEM", "item"))
+    return size if n < size.min_n else None
 
 
 def run_audit(suite: Path, *, console: Any = None, **opts: Any) -> dict[str, Any]:

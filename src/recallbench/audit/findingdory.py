@@ -13,7 +13,8 @@ Checks (``findingdory_calibration``): each statistic (every no-video agent's rat
 group and per category; each category's width, best constant answer and repeated
 answers within a day; the category mix's distance from val's; the unsolvable share) against
 its distribution over val's own subsets with as many episodes as the suite, failing only what
-at most 2.5% of those subsets reach on any check (family-wise). Every suite gets a verdict.
+at most 2.5% of those subsets reach on any check (family-wise). Every suite of at least
+``MIN_N`` episodes gets a verdict.
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ K = DEFAULT_FRAMES  # the published budget the val reference was made with
 SEED = 0  # the random agent's
 REFERENCE_PATH = Path(__file__).with_name("findingdory_val_reference.json")
 OPTIONS = ("scoring",)  # the command-line options audit() takes (audit.core)
+# Judged from two episodes (audit.core): blind, question-only and time-prior learn from the
+# other episodes (leave-one-episode-out); on one day they have none and answer by no prior.
+MIN_N = 2
+UNIT = "episodes"
+ITEM = "episode"  # what `generate --n` counts
 
 
 def make_agents(
@@ -229,7 +235,7 @@ def audit(
         "suite": str(suite_dir),
         "n": fig["n"],
         "episodes": fig["episodes"],
-        "min_n": 1,  # every suite is judged, against val's subsets of its size
+        "min_n": MIN_N,  # episodes; judged against val's subsets of the suite's size
         "calibration": size,
         "scoring": scoring,
         "k": K,
@@ -244,7 +250,13 @@ def audit(
         "reference": ref,
         "checks": judged,
     }
-    return judge(report)
+    return judge(report, size=fig["episodes"])
+
+
+def suite_size(suite_dir: Path) -> tuple[int, int]:
+    """(episodes, episodes) of a suite (audit.core.too_small)."""
+    episodes = len({c.ep_id for c in load_suite(suite_dir).cases})
+    return episodes, episodes
 
 
 def plot(report: dict[str, Any], png_path: Path) -> Path:

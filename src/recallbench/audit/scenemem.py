@@ -35,9 +35,25 @@ AGENTS = {
 SHORTCUTS = tuple(name for name, t in AGENTS.items() if known_kind(t) in NO_MEMORY_KINDS)
 ORACLE = next(name for name, t in AGENTS.items() if known_kind(t) == "privileged")
 OPTIONS = ("workers",)  # the command-line options audit() takes (audit.core)
-MIN_N = 40
+MIN_N = 40  # probes: below it a rate's interval is too wide for the limits below to judge
+UNIT = "probes"
+ITEM = "scenario"  # what `generate --n` counts
 SHORTCUT_LIMIT = 0.25
 ORACLE_FLOOR = 0.95
+
+
+def suite_size(suite_dir: Path) -> tuple[int, int]:
+    """(probes, scenarios) of a suite, from its specs (audit.core.too_small)."""
+    from recallbench.benchmarks.scenemem.spec import discover_scenarios, parse_eval_spec
+
+    roots = discover_scenarios(Path(suite_dir))
+    probes = 0
+    for root in roots:
+        try:
+            probes += len(parse_eval_spec(root / "eval_spec.json").tests)
+        except InputError:
+            continue  # the audit's run reports a broken scenario
+    return probes, len(roots)
 
 
 def _values(records: list[dict[str, Any]], metric: str) -> list[float]:

@@ -1,8 +1,9 @@
 """``recallbench audit SUITE``: do agents without memory fail this suite?
 
 Runs the benchmark's audit (``recallbench.audit``), writes ``audit.json`` and ``audit.png``,
-prints the table and the checks. Exit 0 when the suite passes (or, SceneMem only, is too small to
-judge), 1 when a check fails, 2 on a user error.
+prints the table and the checks. Exit 0 when the suite passes, 1 when a check fails, 2 on a user
+error, among them a suite smaller than its audit judges (refused before any work, saying the
+size to generate: ``audit.core.too_small``, the rule ``recallbench generate`` follows too).
 """
 
 from __future__ import annotations
@@ -78,10 +79,29 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     console.print(f"audit: {verdict}")
 
 
+def small_suite(size: Any) -> str:
+    """Why a suite is not audited, and the size to generate instead (``audit`` and
+    ``generate`` say it alike)."""
+    from recallbench.benchmarks.registry import BENCHMARKS
+
+    title = BENCHMARKS[size.benchmark].title
+    per = (f" at this suite's {size.n / size.items:.3g} {size.unit} a {size.item}"
+           if size.items and size.n != size.items else "")
+    unit = size.unit.removesuffix("s") if size.n == 1 else size.unit
+    return (f"{size.n} {unit}, below the {size.min_n} a {title} audit judges: to audit "
+            f"one, generate at least {size.min_n} {size.unit} (--n {size.items_needed}{per})")
+
+
 def _handle(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from recallbench.audit.core import auditor, detect_benchmark, run_audit, write_report
+    from recallbench.audit.core import (
+        auditor,
+        detect_benchmark,
+        run_audit,
+        too_small,
+        write_report,
+    )
 
     if args.against:
         return _leakage(args)
@@ -91,6 +111,11 @@ def _handle(args: argparse.Namespace) -> int:
         check_output_folder("--out", args.out)
     suite = Path(args.suite)
     benchmark = detect_benchmark(suite)  # a wrong path fails here, before any work
+    small = too_small(suite)  # minutes of agents that could not end in a verdict: refused
+    if small is not None:
+        from recallbench.errors import InputError
+
+        raise InputError(suite, None, small_suite(small))
     # the options its audit takes; the others keep their defaults there
     opts: dict[str, Any] = {name: getattr(args, name) for name in auditor(benchmark).OPTIONS
                             if getattr(args, name, None) is not None}
@@ -110,20 +135,23 @@ def _handle(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from recallbench.cli.options import positive_int
+
     p = subparsers.add_parser(
         "audit",
         help="check that agents without memory fail a suite (shortcut rates vs the public set)",
         description="Run every agent that does not use the video, and the privileged oracle, on "
         "a suite; write audit.json and audit.png; exit 1 when a check fails (FindingDory: "
-        "against val's own subsets of the suite's size, at any size; SceneMem: from 40 "
-        "probes on).",
+        "from 2 episodes, against val's own subsets of the suite's size; SceneMem: from 40 "
+        "probes). A smaller suite is refused before any work.",
     )
     p.add_argument("suite", metavar="SUITE", help="suite folder (or a FindingDory QA file)")
     p.add_argument("--out", default=None,
                    help="folder for audit.json and audit.png (default: the suite folder)")
     p.add_argument("--scoring", choices=SCORINGS, default="published",
                    help="FindingDory scoring definition (default published)")
-    p.add_argument("--workers", type=int, default=None, help="SceneMem: worker processes")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="SceneMem: worker processes")
     add_format_option(p)
     p.add_argument("--against", action="append", default=[], metavar="DIR",
                    help="instead of the agents: report every day of SUITE (a generated suite or "

@@ -7,18 +7,22 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 
 DEFAULT_N = 2
+# A strip a person reads: one frame on the way in and one out at least; at most 32 (a PNG of
+# 32 x 164 px columns is 5,500 px wide; 5,000 frames made one 820,000 px wide).
+MAX_STRIP_FRAMES = 32
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from recallbench.cli.options import positive_int
+
     p.add_argument("--out", required=True, help="suite folder (created; reruns resume it)")
     p.add_argument("--n", type=int, default=DEFAULT_N, help=f"items (default {DEFAULT_N})")
     p.add_argument("--seed", type=int, default=0, help="suite seed (default 0)")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=positive_int, default=None,
                    help="worker processes (default: one per core)")
     p.add_argument("--distractors", type=int, default=None, help="extra objects in the home")
     p.add_argument("--revisits", type=int, default=None,
@@ -60,12 +64,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--no-camera-obs", action="store_true",
                    help="env_args: use_camera_obs false (faster evaluation of blind policies)")
     s.set_defaults(func=_scenemem)
+    from recallbench.cli.options import int_in
+
     t = sub.add_parser("strip", help="frame strip PNG of a generated SceneMem scenario")
     t.add_argument("scenario", help="combo_* folder")
     t.add_argument("--out", default=None, help="PNG path (default <scenario>/strip.png)")
     t.add_argument("--cameras", default="robot0_agentview_left,robot0_eye_in_hand",
                    help="comma-separated views, one line of frames each")
-    t.add_argument("--frames", type=int, default=6, help="frames per probe (default 6)")
+    t.add_argument("--frames", type=int_in(2, MAX_STRIP_FRAMES), default=6,
+                   help=f"frames per probe, 2..{MAX_STRIP_FRAMES} (default 6)")
     t.set_defaults(func=_strip)
     f = sub.add_parser("findingdory", help="FindingDory episodes and QA files")
     _common(f)
@@ -189,15 +196,16 @@ def audit_suite(out: str, status: int, skip: bool = False) -> int:
     """Audit the suite just written (``recallbench audit``) and record the verdict in its
     suite.json; the generation's own exit status stands (a failed audit is a warning).
 
-    Skipped, with one line saying how to run it, under ``--no-audit`` and when the suite has
-    fewer items than the audit judges (its ``MIN_N``): on a small suite it takes minutes (every
-    no-video agent on every item) to end "too small to judge"."""
+    Skipped, with one line, under ``--no-audit`` (saying how to run it) and when the suite is
+    smaller than its audit judges (``audit.core.too_small``, as ``recallbench audit`` refuses
+    it; saying the size to generate instead)."""
     import json
     from pathlib import Path
 
     from rich.console import Console
 
-    from recallbench.audit.core import run_audit, summary, write_report
+    from recallbench.audit.core import run_audit, summary, too_small, write_report
+    from recallbench.errors import InputError
     from recallbench.generate.suite import SUITE_FILE
     from recallbench.io import write_json_atomic
 
@@ -205,10 +213,20 @@ def audit_suite(out: str, status: int, skip: bool = False) -> int:
     if not (folder / SUITE_FILE).is_file():
         return status
     console = Console(stderr=True)
-    why = "--no-audit" if skip else _too_small(folder)
-    if why:
-        console.print(f"audit: skipped ({why}); run it with: recallbench audit {out}",
+    if skip:
+        console.print(f"audit: skipped (--no-audit); run it with: recallbench audit {out}",
                       highlight=False, soft_wrap=True)
+        return status
+    try:
+        small = too_small(folder)
+    except InputError as exc:  # nothing usable was generated: said by the generation itself
+        console.print(f"[yellow]warning[/yellow]: audit not run: {exc}", highlight=False)
+        return status
+    if small is not None:
+        from recallbench.cli.audit import small_suite
+
+        console.print(f"audit: not run ({small_suite(small)})", highlight=False,
+                      soft_wrap=True)
         return status
     try:
         report = run_audit(folder)
@@ -223,20 +241,6 @@ def audit_suite(out: str, status: int, skip: bool = False) -> int:
                else "passes" if report["passed"] else "FAILS (see audit.json)")
     console.print(f"audit: {verdict}; {folder}/audit.json, audit.png", highlight=False)
     return status
-
-
-def _too_small(folder: Any) -> str | None:
-    """Why the audit cannot judge this suite (fewer items than its ``MIN_N``), or None."""
-    from recallbench.audit.core import auditor, detect_benchmark
-    from recallbench.benchmarks.registry import BENCHMARKS
-
-    bench = detect_benchmark(folder)
-    min_n = getattr(auditor(bench), "MIN_N", None)
-    if min_n is None:
-        return None
-    seam = BENCHMARKS[bench]
-    n = len(seam.case_keys(seam.load_suite(folder)))
-    return f"{n} items, below the {min_n} the audit judges" if n < min_n else None
 
 
 def _fail(message: str) -> int:

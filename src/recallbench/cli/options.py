@@ -28,6 +28,24 @@ from recallbench.cli.errors import UsageError, flag_spellings
 TYPED = "typed_flags"  # the namespace attribute: dest -> the spelling given on the command line
 
 
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in ``low``..``high``, refused at parsing (one line naming
+    the flag, exit 2) before any work (``--workers 0``, ``generate strip --frames 0``)."""
+    def integer(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f">= {low}" if high is None else f"{low}..{high}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+    return integer
+
+
+positive_int = int_in(1)  # worker counts, sizes
+
+
 def _note(namespace: argparse.Namespace, dest: str, option_string: str | None) -> None:
     typed = dict(getattr(namespace, TYPED, None) or {})
     typed[dest] = option_string

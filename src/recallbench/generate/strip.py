@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from recallbench.errors import InputError
+from recallbench.errors import InputError, UsageError
 from recallbench.generate.scenemem import PROBE
 from recallbench.video.reader import VideoFrames
 
@@ -79,7 +79,13 @@ def render_strip(scenario: str | Path, out: str | Path | None = None,
         k = test.get("subtask")
         if not isinstance(k, int) or not 0 <= k < len(tasks):
             raise InputError(spec_path, f"tests[{i}].subtask", "no subtask index for this probe")
-        rows.append((test, tasks[k], probe_frames(tasks[k], per_probe)))
+        frames = probe_frames(tasks[k], per_probe)
+        if len(set(frames)) < len(frames):  # the probe's part of the video is shorter
+            raise UsageError("--frames", f"{per_probe} frames per probe, but tests[{i}] in "
+                                         f"{spec_path} spans {max(frames) - min(frames) + 1} "
+                                         f"frames of its video ({min(frames)}-{max(frames)}): "
+                                         "ask for fewer")
+        rows.append((test, tasks[k], frames))
     if not rows:
         raise InputError(spec_path, "tests", "no find_target probe to show")
     wanted = sorted({f for _, _, frames in rows for f in frames})

@@ -15,7 +15,13 @@ def check_frames(frames: int, cases: Iterable[Any], flag: str = "--frames") -> N
     (the public FindingDory file: K = 96)."""
     if frames < 1:
         raise UsageError(flag, f"must be >= 1, got {frames}")
+    cases = list(cases)
     spaces = {c.answer_frames for c in cases if getattr(c, "answer_frames", None) is not None}
+    lengths = [c.num_frames for c in cases if getattr(c, "num_frames", None)]
+    if not spaces and lengths and len(lengths) == len(cases) and frames > max(lengths):
+        # every frame of every video is offered: the run would record a budget nobody had
+        raise UsageError(flag, f"{frames} frames, more than any video of this suite has (the "
+                               f"longest: {max(lengths)}): use {flag} {max(lengths)} or less")
     bad = sorted(k for k in spaces if k != frames)
     if bad:
         raise UsageError(flag, f"this suite's answers index the {bad[0]}-frame subsampled video "
