@@ -27,14 +27,15 @@ def refused(argv: list[str], capsys) -> str:
     ["generate", "scenemem", "--n", "1", "--workers", "0"],
     ["generate", "findingdory", "--n", "1", "--workers", "0"],
     ["audit", "SUITE", "--workers", "0"],
+    ["export", "SUITE", "--format", "lerobot", "--workers", "0", "--out", "OUT2"],
 ])
 def test_workers_0_is_refused_naming_the_flag(argv, tmp_path, capsys):
     out = tmp_path / "out"
-    argv = [str(out) if a == "SUITE" else a for a in argv]
+    argv = [str(out) if a == "SUITE" else str(tmp_path / a) if a == "OUT2" else a for a in argv]
     if argv[0] == "generate":
         argv += ["--out", str(out)]
     assert "argument --workers: must be >= 1, got 0" in refused(argv, capsys)
-    assert not out.exists()
+    assert not out.exists() and not (tmp_path / "OUT2").exists()
 
 
 def _scenario(root, end_frame: int):

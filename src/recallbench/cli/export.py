@@ -11,6 +11,7 @@ from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from recallbench.cli.execution import add_execution_options
+    from recallbench.cli.options import positive_int
 
     p = subparsers.add_parser(
         "export",
@@ -36,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="findingdory-sft: share of days in the validation split (default 0)")
     p.add_argument("--no-probes", action="store_true",
                    help="lerobot (SceneMem): the days only, without the oracle's probe episodes")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=positive_int, default=None,
                    help="worker processes (default: one per core)")
     p.add_argument("--repo-id", default=None,
                    help="lerobot: the dataset's repo id (default: recallbench/<out folder>)")
