@@ -124,8 +124,8 @@ class _Connection:
         self.ws.send(pack(request))
         reply = self.ws.recv(timeout=self.timeout)
         if isinstance(reply, str):  # openpi servers send an error as text
-            lines = reply.strip().splitlines()
-            raise RemotePolicyError(f"server policy: {cut_text(lines[-1] if lines else '', 2000)}")
+            # its last line (openpi sends a traceback), cut to ERROR_CAP by RemotePolicyError
+            raise RemotePolicyError(f"server policy: {reply.rstrip().rpartition(chr(10))[2]}")
         return unpack(reply)
 
     def close(self) -> None:
