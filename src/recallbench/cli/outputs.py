@@ -8,7 +8,7 @@ A folder is recallbench's when it is empty or holds one of the files a command w
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from recallbench.cli.errors import UsageError
@@ -30,12 +30,14 @@ def is_ours(folder: Path, marks: Iterable[str] = MARKS) -> bool:
     return any(e.is_dir() and any((e / m).exists() for m in marks) for e in entries)
 
 
-def check_output_folder(flag: str, path: str | Path, marks: Iterable[str] = MARKS) -> None:
-    """``path`` does not exist yet, or is a folder recallbench made; else one line naming
+def check_output_folder(flag: str, path: str | Path, marks: Iterable[str] = MARKS,
+                        made_by: Callable[[Path], bool] | None = None) -> None:
+    """``path`` does not exist yet, or is a folder recallbench made (``made_by``: the command
+    also knows its own layout, e.g. what an interrupted ``run`` left); else one line naming
     ``flag`` (exit 2), before any work."""
     path = Path(path)
     if path.is_dir():
-        if not is_ours(path, marks):
+        if not is_ours(path, marks) and not (made_by is not None and made_by(path)):
             raise UsageError(flag, f"{path} is a folder recallbench did not make (it holds "
                                    f"other files); choose a new or empty folder")
     elif path.exists() or path.is_symlink():

@@ -99,6 +99,18 @@ def compare(prepared: dict[str, Any], plan: dict[str, list[Any]], out: str | Pat
     """Run every planned agent (each benchmark's runner, through the run layer), score the run
     folders into comparison.json (with each benchmark's options), print the tables, build the
     case viewer, then the charts and report.html (report layer)."""
+    from recallbench.run.lock import run_folder_lock
+
+    # one writer per comparison folder, held until report.html: a second `run` on it is one line
+    # before any work; the lock file an interrupted run left is stale (its flock died with it)
+    # and marks the folder as recallbench's, so the printed command resumes it
+    with run_folder_lock(out, then="run the same command again"):
+        return _compare(prepared, plan, Path(out), opts, console, suite, warnings, fmt)
+
+
+def _compare(prepared: dict[str, Any], plan: dict[str, list[Any]], out: Path, opts: Any,
+             console: Any, suite: str | Path, warnings: list[str] | None,
+             fmt: str) -> dict[str, Any]:
     from dataclasses import asdict
 
     from recallbench.report.compare import print_comparison
@@ -181,8 +193,10 @@ def _handle_run(args: argparse.Namespace) -> int:
                                      "--findingdory-agents)")
     check_positive("--workers", args.workers)
     from recallbench.cli.outputs import check_output_folder
+    from recallbench.run.compare import holds_agent_runs
 
-    check_output_folder("--out", args.out)  # README.md, someone's folder: before any work
+    # README.md, someone's folder: refused before any work; what an interrupted run left resumes
+    check_output_folder("--out", args.out, made_by=holds_agent_runs)
     execution = execution_settings(args, args.workers)
     suites = detect_suites(args.suite)
     for bench in by_bench:

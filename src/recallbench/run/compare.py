@@ -11,7 +11,8 @@ Layout of ``--out``::
 
 Each agent's run folder is reused when present: an interrupted comparison resumes, and an agent
 already run is not run again; a folder recorded with other settings is refused (or, with
-``overwrite``, redone) before any work.
+``overwrite``, redone) before any work. ``holds_agent_runs`` recognises a folder an interrupted
+comparison left (only agent folders, no comparison.json yet), so the command it printed resumes it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from rich.console import Console
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings
 from recallbench.executor.session import keep_workers
-from recallbench.run.lock import clear_run_folder
+from recallbench.run.lock import LOCK_NAME, clear_run_folder
+from recallbench.run.runlog import RUN_LOG
 from recallbench.run.runner import AgentRun, Planned, Prepared, RunContext, runner_for
 
 __all__ = ["AgentRun", "CompareOptions", "Planned", "run_agents", "safe_name"]
@@ -49,6 +51,43 @@ class CompareOptions:
 
 def safe_name(agent: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", agent).strip("_") or "agent"
+
+
+# What a runner leaves in an agent's run folder from its first moment: the lock, then the
+# manifest and the log.
+RUN_FILES = (LOCK_NAME, "manifest.json", RUN_LOG)
+
+
+def holds_agent_runs(out: Path) -> bool:
+    """Whether ``out`` holds only what ``run_agents`` writes: ``<benchmark>/<agent>/`` folders
+    of registered benchmarks, each empty, or holding only console.log, or holding its runner's
+    run folder (``RUN_FILES``, in it or in a per-budget subfolder). What an interrupted
+    comparison leaves; a folder with anything else is not ours."""
+    from recallbench.benchmarks.registry import BENCHMARKS
+
+    entries = list(out.iterdir())
+    if not entries or not all(e.is_dir() and not e.is_symlink() and e.name in BENCHMARKS
+                              for e in entries):
+        return False
+    for bench_dir in entries:
+        runner = runner_for(bench_dir.name)
+        for agent_dir in bench_dir.iterdir():
+            if agent_dir.is_symlink() or not agent_dir.is_dir():
+                return False
+            if {e.name for e in agent_dir.iterdir()} <= {"console.log"}:
+                continue  # made (--quiet opened its log), interrupted before its runner wrote
+            run_dir = runner.run_dir(agent_dir)
+            if not any(_holds_run(d) for d in (run_dir, *_subfolders(run_dir))):
+                return False
+    return True
+
+
+def _holds_run(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in RUN_FILES)
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    return [e for e in folder.iterdir() if e.is_dir()] if folder.is_dir() else []
 
 
 def run_dir_of(bench: str, agent_dir: Path) -> Path:

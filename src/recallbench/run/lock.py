@@ -22,9 +22,11 @@ _HELD: set[str] = set()  # run folders this process holds
 
 
 @contextlib.contextmanager
-def run_folder_lock(run_dir: str | Path) -> Iterator[None]:
-    """Hold the run folder's lock, or raise ``InputError`` if another process holds it.
-    Re-entrant within a process (a command may hold it around steps that take it too)."""
+def run_folder_lock(run_dir: str | Path, then: str = "--resume") -> Iterator[None]:
+    """Hold the run folder's lock, or raise ``InputError`` if another process holds it (the
+    message ends with ``then``: how the caller's command finishes the run). Re-entrant within a
+    process (a command may hold it around steps that take it too). A lock file a dead process
+    left is stale: the kernel released its ``flock``, so it is simply taken again."""
     held = str(Path(run_dir).resolve())
     if held in _HELD:
         yield
@@ -42,7 +44,7 @@ def run_folder_lock(run_dir: str | Path) -> Iterator[None]:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
             raise InputError(
                 run_dir, None, f"another recallbench process (pid {holder}) is writing this run "
-                "folder; wait for it to finish or stop it, then --resume"
+                f"folder; wait for it to finish or stop it, then {then}"
             ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
