@@ -73,7 +73,8 @@ def main() -> int:
         suite = Path(tmp) / "suite"
         subprocess.run([sys.executable, "-m", "recallbench.cli", "generate", "findingdory",
                         "--out", str(suite), "--n", str(args.generate or 2), "--seed", "0",
-                        "--steps", str(args.steps), "--workers", "1", "--no-audit"], check=True,
+                        "--steps", str(args.steps), "--interactions", "3", "--workers", "1",
+                        "--no-audit"], check=True,
                        stdout=subprocess.DEVNULL)
         measure(suite, args.repeat)
     return 0

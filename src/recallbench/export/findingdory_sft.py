@@ -48,6 +48,7 @@ COLUMNS = ("id", "episode", "video", "question", "answer", "category", "template
 ROWS_DIR = "rows"
 SPLITS = ("train", "validation")
 DATASET = ("data", "README.md")  # what finish writes under the export folder
+PARTIAL = ".partial.mp4"  # a day's video being written (a temp name of its own)
 
 
 def answer_text(answer: list[list[int]]) -> str:
@@ -68,7 +69,7 @@ def write_stamped_video(src: Path, dst: Path, offered: np.ndarray, times: list[s
     wanted: dict[int, list[int]] = {}
     for pos, frame in enumerate(offered.tolist()):
         wanted.setdefault(int(frame), []).append(pos)
-    fd, name = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".partial.mp4")
+    fd, name = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=PARTIAL)
     os.close(fd)  # a unique name: two writers of one day never share a temp file
     tmp = Path(name)
     try:
@@ -161,6 +162,10 @@ def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str,
         rows = json.loads((out_dir / ROWS_DIR / f"{day}.json").read_text())
         by_split[split_of(day, float(options.get("val_fraction", 0.0)))].extend(rows)
     (out_dir / "data").mkdir(exist_ok=True)
+    # the temp videos of days killed mid-write: their names are this module's own, and the run
+    # that finishes holds the folder alone (outdir.export_lock), so none is still being written
+    for stale in (out_dir / "videos").glob(f".*{PARTIAL}"):
+        stale.unlink()
     counts = {}
     for split, rows in by_split.items():
         path = out_dir / "data" / f"{split}-00000-of-00001.parquet"
