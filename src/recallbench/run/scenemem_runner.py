@@ -149,7 +149,7 @@ class ScenememRunner(BenchmarkRunner):
               records: dict[str, dict[str, Any]], manifest: dict[str, Any], out: Path) -> None:
         """results.json (the card's schema) and the runner's summary.json, as a run writes
         them: each scenario is in exactly one shard, so its card entry is taken whole."""
-        from recallbench.benchmarks.scenemem.results import breakdown
+        from recallbench.benchmarks.scenemem.results import breakdown, card_problem
         from recallbench.benchmarks.scenemem.spec import discover_scenarios
 
         config = dict(manifest["config"])
@@ -169,13 +169,10 @@ class ScenememRunner(BenchmarkRunner):
             if not results_path.is_file():
                 raise InputError(results_path, None, "missing: finish the shard with --resume")
             card = read_json(results_path)
-            listed = card.get("results") if isinstance(card, dict) else None
-            if not isinstance(listed, list) or not all(
-                    isinstance(e, dict) and isinstance(e.get("scenario"), str)
-                    and isinstance(e.get("tests"), list) for e in listed):
-                raise InputError(results_path, "results", "not the card's results.json (a list "
-                                                          "of scenarios with their tests)")
-            for entry in listed:
+            problem = card_problem(card)  # each test's fields too: they are summed below
+            if problem is not None:
+                raise InputError(results_path, *problem)
+            for entry in card["results"]:
                 entries[entry["scenario"]] = entry
             errors.update(summary.get("scenario_errors") or {})
             missing += summary.get("missing_tests") or []
