@@ -125,7 +125,10 @@ def test_the_dataset_never_replaces_what_this_export_did_not_write(suite: Path,
     assert "README.md" in line and "not written by this export" in line
     assert (out / "README.md").read_text() == "my notes"
     (out / "README.md").unlink()
+    stale = out / "videos" / ".ep_0.mp4.x1y2.partial.mp4"  # a day killed mid-write
+    stale.write_bytes(b"half")
     assert _export(suite, out) == 0
+    assert not stale.exists()  # its own temp name: the finishing run, alone, removes it
     assert json.loads((out / "export.json").read_text())["written"] == ["data", "README.md"]
     assert _export(suite, out, "--frames", "8") == 0  # complete: a rerun changes nothing
 
