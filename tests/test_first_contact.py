@@ -486,3 +486,23 @@ def test_doctor_retries_a_slow_renderer_before_calling_it_missing(monkeypatch):
     assert checks["renderer egl"].ok, checks["renderer egl"].detail
     assert "second try" in checks["renderer egl"].detail
     assert checks["headless renderer"].ok
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_a_reader_that_left_early_is_a_quiet_exit_141(fmt, capsys):
+    """`recallbench ... | head -1` used to end with "internal error: BrokenPipeError" (csv, which
+    writes past the buffer) or Python's "Exception ignored ... BrokenPipeError" and 120 (a table,
+    flushed at exit). Now it is what git and ls do: nothing on stderr, 128 + SIGPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader (head) has already gone
+    try:
+        proc = subprocess.run([RECALLBENCH, "list", "agents", "--format", fmt], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (141, "")
+    # only a closed stdout is quiet: a broken socket (a policy server) is still reported
+    from recallbench.cli.errors import handle_exception
+
+    status = handle_exception(BrokenPipeError(32, "Broken pipe"), "recallbench run")
+    assert status == 1 and "BrokenPipeError" in capsys.readouterr().err

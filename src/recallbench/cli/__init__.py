@@ -15,7 +15,14 @@ import sys
 from collections.abc import Sequence
 
 from recallbench import __version__
-from recallbench.cli.errors import INTERRUPTED, Parser, handle_exception, print_error
+from recallbench.cli.errors import (
+    INTERRUPTED,
+    STDOUT_CLOSED,
+    Parser,
+    handle_exception,
+    print_error,
+    quiet_closed_pipe,
+)
 
 # Modules that add subcommands, in the order they appear in --help. A module not yet present is
 # skipped, so the CLI grows with the package.
@@ -55,6 +62,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Its output is flushed here, inside the error printer's reach, so a
+    reader that left early (``| head``) is met here and not in Python's flush at exit (which
+    prints its own message and exits 120): that is a quiet exit 141, as git and ls give."""
+    try:
+        status = dispatch(argv)
+        sys.stdout.flush()
+        return status
+    except SystemExit as exc:  # argparse's --help, --version and usage errors print, then exit
+        if isinstance(exc.__context__, BrokenPipeError):  # rich's console exits 1 on one
+            quiet_closed_pipe(exc.__context__)
+            return STDOUT_CLOSED
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError as pipe:
+            raise SystemExit(handle_exception(pipe, "recallbench")) from None
+        raise
+    except BrokenPipeError as exc:
+        return handle_exception(exc, "recallbench")
+
+
+def dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

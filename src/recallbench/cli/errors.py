@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import sys
 from typing import Any, NoReturn
 
@@ -17,6 +18,8 @@ from recallbench.errors import InputError, UsageError, printable
 USER_ERROR = 2
 INTERNAL_ERROR = 1
 INTERRUPTED = 130
+# a reader that left early (`| head`): quiet, with the status git and ls give (128 + SIGPIPE)
+STDOUT_CLOSED = 141
 DEBUG_ENV = "RECALLBENCH_DEBUG"
 __all__ = ["UsageError", "handle_exception", "print_error", "print_warning", "Parser"]
 
@@ -35,8 +38,42 @@ def print_warning(message: str) -> None:
     print(f"recallbench: warning: {printable(message)}", file=sys.stderr, flush=True)
 
 
+def closed_streams() -> list[int]:
+    """The descriptors of stdout and stderr whose reader is gone (Linux's poll flags a pipe
+    with no reader POLLERR, a socket whose peer left POLLHUP)."""
+    closed = []
+    for stream in (sys.__stdout__, sys.__stderr__):
+        try:
+            fd = stream.fileno() if stream is not None else -1
+        except (OSError, ValueError):
+            continue
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        if any(mask & (select.POLLERR | select.POLLHUP) for _, mask in poller.poll(0)):
+            closed.append(fd)
+    return closed
+
+
+def quiet_closed_pipe(exc: BaseException) -> bool:
+    """True when ``exc`` is a write to a stdout (or stderr) nobody reads any more: those now
+    write to /dev/null, so Python's last flush at exit cannot fail too (the pattern of Python's
+    signal docs). A broken pipe elsewhere (a socket) is not the user's and returns False."""
+    if not isinstance(exc, BrokenPipeError):
+        return False
+    closed = closed_streams()
+    if not closed:
+        return False
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in closed:
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    return True
+
+
 def handle_exception(exc: BaseException, prog: str) -> int:
     """Print ``exc`` as one line and return the exit status for it."""
+    if quiet_closed_pipe(exc):
+        return STDOUT_CLOSED
     if isinstance(exc, KeyboardInterrupt):
         print_error("interrupted (rerun the same command with --resume to finish)", prog)
         return INTERRUPTED
