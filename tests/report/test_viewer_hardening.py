@@ -175,14 +175,16 @@ def test_served_viewer_lists_no_folder_and_takes_every_loopback_host(fd_run, tmp
             proc.wait(10)
 
 
-def test_score_and_view_refuse_a_planted_summary_or_stamp_link(fd_run, tmp_path):
+def test_score_and_report_refuse_a_planted_summary_link(fd_run, tmp_path):
     """The last component too: one line, the file it points at untouched."""
     run = _copy(fd_run, tmp_path / "run")
     victim = tmp_path / "victim.json"
-    victim.write_text('{"keep": true}\n')
+    victim.write_text('{"keep": true}\n')  # no scores: `report` scores the run again
     (run / "summary.json").unlink()
     (run / "summary.json").symlink_to(victim)
-    proc = cli("score", str(run))
-    assert proc.returncode == 2 and len(error_lines(proc.stderr)) == 1, proc.stderr
-    assert squash(f"{run / 'summary.json'}:isasymboliclink") in squash(proc.stderr)
-    assert victim.read_text() == '{"keep": true}\n'
+    for command in ("score", "report"):
+        proc = cli(command, str(run))
+        assert proc.returncode == 2 and len(error_lines(proc.stderr)) == 1, (command,
+                                                                             proc.stderr)
+        assert squash(f"{run / 'summary.json'}:isasymboliclink") in squash(proc.stderr)
+        assert victim.read_text() == '{"keep": true}\n'
