@@ -22,7 +22,8 @@ from typing import Any, BinaryIO
 
 from recallbench.errors import InputError
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
+# A folder is opened only to be a dir_fd (O_PATH: search permission is enough, as for a path)
+_DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY
 LINK_REFUSED = ("is a symbolic link: a run folder's own files and folders must not be links "
                 "(remove it)")
 
