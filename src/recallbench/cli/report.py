@@ -28,23 +28,33 @@ def show_summary(args: argparse.Namespace, summary: dict[str, Any], metrics: Seq
         console.print(SIMULATOR_ACCESS_NOTE, highlight=False)  # wrapped at the width
 
 
-def warn_unfinished(summary: dict[str, Any], run_dir: str | Path) -> None:
-    """Before any table: a run with planned cases unrecorded is unfinished, with the counts and
-    the command that finishes it (its own command line, resumed)."""
-    from recallbench.cli.errors import print_warning
+def warn_unfinished(summary: dict[str, Any], run_dir: str | Path,
+                    prog: str = "recallbench", empty_fails: bool = True) -> int:
+    """Before any table: a run with planned cases unrecorded is unfinished, said with the counts
+    and the command that finishes it (its own command line, resumed). Returns the exit status:
+    1 when no case is recorded (nothing to score: said as an error, no table follows; a warning
+    instead unless ``empty_fails``, e.g. a viewer that follows the run), else 0 (a partial run
+    is a warning)."""
+    from recallbench.cli.errors import print_error, print_warning
 
-    planned = int(summary.get("cases_scored") or 0)
-    missing = int(summary.get("missing") or summary.get("missing_tests") or 0)
-    if summary.get("subset") and summary.get("cases_total"):  # only the recorded were scored
-        planned = int(summary["cases_total"])
-        missing = planned - int(summary.get("cases_recorded") or 0)
-    if missing <= 0:
-        return
-    counted = "left out below (--subset)" if summary.get("subset") else \
-        "counted as failures below unless --subset"
-    print_warning(f"{run_dir} is an unfinished run: {planned - missing} of {planned} planned "
-                  f"cases recorded, {missing} missing ({counted}); finish it with: "
-                  f"{finish_command(Path(run_dir))}")
+    recorded = int(summary.get("cases_recorded") or 0)
+    missing = int(summary.get("unrecorded") or 0)
+    planned = recorded + missing
+    if recorded == 0:
+        why = (f"an unfinished run: 0 of {planned} planned cases recorded; finish it with: "
+               f"{finish_command(Path(run_dir))}") if missing else "a run with no case recorded"
+        if not empty_fails:
+            print_warning(f"{run_dir} is {why}")
+            return 0
+        print_error(f"{run_dir} is {why}", prog)
+        return 1
+    if missing:
+        counted = "left out below (--subset)" if summary.get("subset") else \
+            "counted as failures below unless --subset"
+        print_warning(f"{run_dir} is an unfinished run: {recorded} of {planned} planned cases "
+                      f"recorded, {missing} missing ({counted}); finish it with: "
+                      f"{finish_command(Path(run_dir))}")
+    return 0
 
 
 def finish_command(run_dir: Path) -> str:
@@ -74,7 +84,8 @@ def _handle_score(args: argparse.Namespace) -> int:
     scoring = "official" if args.official else args.scoring
     summary = score_run(args.run, scoring=scoring, subset=args.subset)
     slices = summary.get("slices", ["group", "category"])[:2]
-    warn_unfinished(summary, args.run)
+    if warn_unfinished(summary, args.run, f"recallbench {args.command}"):
+        return 1
     show_summary(args, summary, summary["metrics"], console, slices)
     console.print(f"scoring={summary['scoring']}; wrote {Path(args.run) / 'summary.json'}")
     return 0
@@ -94,13 +105,18 @@ def _handle_report(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise InputError(path, None, f"no summary; run `recallbench score {args.run}`")
     summary = json.loads(path.read_text())
-    if "metrics" not in summary:  # written by a runner, not scored yet (older SceneMem runs)
+    # written by a runner, not scored yet (older SceneMem runs), or before unrecorded cases
+    # were counted: scored now
+    if "metrics" not in summary or "unrecorded" not in summary:
         from recallbench.report.runs import score_run
 
-        summary = score_run(args.run)
+        scoring = summary.get("scoring")  # as it was scored
+        summary = score_run(args.run, subset=bool(summary.get("subset")),
+                            scoring=scoring if scoring in ("published", "official") else None)
     slices = [s for s in summary.get("slices", ["group", "category", "template"])
               if s != "template" or args.by_template]
-    warn_unfinished(summary, args.run)
+    if warn_unfinished(summary, args.run, f"recallbench {args.command}"):
+        return 1
     show_summary(args, summary, summary["metrics"], console, slices)
     return 0
 

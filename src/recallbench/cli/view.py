@@ -20,7 +20,10 @@ def _handle_view(args: argparse.Namespace) -> int:
         from recallbench.cli.report import warn_unfinished
         from recallbench.report.runs import score_run
 
-        warn_unfinished(score_run(args.path), args.path)
+        # no case recorded: no page to show, unless --serve follows the run as it records
+        if warn_unfinished(score_run(args.path), args.path, "recallbench view",
+                           empty_fails=not args.serve):
+            return 1
     console = Console(stderr=True)
     index = build_viewer(args.path, args.out, live=args.serve,
                          progress=lambda msg: console.print(msg, highlight=False))

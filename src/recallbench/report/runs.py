@@ -66,9 +66,9 @@ def score_run(
 ) -> dict[str, Any]:
     """Re-score a run; ``scoring`` overrides the manifest's (e.g. "official"). The bootstrap
     seed is the run's own unless given. Planned cases without a record count as failures
-    (``missing`` in the summary); ``subset`` scores only the recorded ones. What the runner
-    already put in summary.json (e.g. SceneMem's scenario errors and per-group counts) is kept;
-    the scores are added to it."""
+    (``missing`` in the summary); ``subset`` scores only the recorded ones (``unrecorded``
+    counts them either way). What the runner already put in summary.json (e.g. SceneMem's
+    scenario errors and per-group counts) is kept; the scores are added to it."""
     run_dir = Path(run_dir)
     if not (run_dir / "manifest.json").is_file():
         raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
@@ -80,6 +80,9 @@ def score_run(
     records = dict(sorted(completed(run_dir / RUN_LOG).items()))
     summary = _runner_summary(run_dir)
     rows = bench.score(ScoreInput(manifest, records, summary, scoring, suite, subset))
+    # planned cases without a record, whatever --subset: an unfinished run says so first
+    unrecorded = _missing(bench.score(ScoreInput(manifest, records, summary, scoring, suite))
+                          if subset else rows)
     metrics = bench.metric_names(bench.suite_of(manifest))
     seed = run_seed(manifest) if seed is None else seed
     scores = summarize(rows, metrics, na_reasons=bench.na_reasons, seed=seed,
@@ -101,7 +104,8 @@ def score_run(
         cases_total=manifest.get("cases"),
         cases_scored=len(rows),
         cases_recorded=sum(r.get("failure") != "missing" for r in rows),
-        missing=sum(r.get("failure") == "missing" for r in rows),
+        missing=_missing(rows),
+        unrecorded=unrecorded,
         subset=subset,
         metrics=list(metrics),
         slices=list(bench.slices),
@@ -113,6 +117,10 @@ def score_run(
     summary["warnings"] = run_warnings(summary, failed)
     write_json_atomic(run_dir / SUMMARY, _finite(summary))
     return summary
+
+
+def _missing(rows: list[dict[str, Any]]) -> int:
+    return sum(r.get("failure") == "missing" for r in rows)
 
 
 def _runner_summary(run_dir: Path) -> dict[str, Any]:

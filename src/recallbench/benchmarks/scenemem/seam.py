@@ -8,8 +8,10 @@ from typing import Any
 
 from recallbench.benchmarks.scenemem.openings import STRICT_NA, primary_metric, strict_value
 from recallbench.benchmarks.scenemem.options import OPTIONS
-from recallbench.benchmarks.scenemem.spec import discover_scenarios
+from recallbench.benchmarks.scenemem.results import test_key
+from recallbench.benchmarks.scenemem.spec import discover_scenarios, parse_eval_spec
 from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
+from recallbench.errors import InputError
 
 METRICS = (
     Metric("memory_success", "memory success",
@@ -63,7 +65,7 @@ def clean_record(record: Record) -> dict[str, Any]:
 def score(given: ScoreInput) -> list[Row]:
     """One row per planned test: the card's memory success and recallbench's strict
     ``first_open_success`` (n/a for records older than it), sliced by fixture type and task. A
-    test the runner planned but never recorded (``missing_tests``) fails unless ``subset``."""
+    test the run planned but never recorded (``missing_tests``) fails unless ``subset``."""
     rows: list[Row] = [
         {
             "memory_success": 1.0 if r.get("memory") else 0.0,
@@ -77,10 +79,35 @@ def score(given: ScoreInput) -> list[Row]:
         for r in map(clean_record, given.records.values())
     ]
     if not given.subset:
-        missing = given.runner_summary.get("missing_tests") or []
         rows += [{"memory_success": 0.0, "first_open_success": 0.0, "failure": "missing"}
-                 for _ in missing]
+                 for _ in missing_tests(given)]
     return rows
+
+
+def missing_tests(given: ScoreInput) -> list[str]:
+    """The planned tests without a record. A run that finished listed them in its summary
+    (``missing_tests``); one stopped before (Ctrl-C, a kill) did not: then they are the tests of
+    the scenarios its manifest planned, read from the suite's ``eval_spec.json`` files."""
+    listed = given.runner_summary.get("missing_tests")
+    if isinstance(listed, list):
+        planned = [key for key in listed if isinstance(key, str)]
+    else:
+        planned = _planned_tests(given.manifest)
+    return [key for key in planned if key not in given.records]
+
+
+def _planned_tests(manifest: Mapping[str, Any]) -> list[str]:
+    data_dir = Path((manifest.get("config") or {}).get("data_dir") or ".")
+    keys: list[str] = []
+    for name in manifest.get("scenarios") or []:
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+            continue  # a scenario is a folder of the suite, never a path out of it
+        try:
+            spec = parse_eval_spec(data_dir / name / "eval_spec.json")
+        except (InputError, OSError):  # the suite moved or changed: its tests cannot be counted
+            continue
+        keys += [test_key(name, test.test_id) for test in spec.tests]
+    return keys
 
 
 def no_answer(record: Record) -> str | None:
