@@ -506,3 +506,25 @@ def test_a_reader_that_left_early_is_a_quiet_exit_141(fmt, capsys):
 
     status = handle_exception(BrokenPipeError(32, "Broken pipe"), "recallbench run")
     assert status == 1 and "BrokenPipeError" in capsys.readouterr().err
+
+
+def test_silly_generate_sizes_are_refused_naming_the_flag(tmp_path, capsys, monkeypatch):
+    """Round three: `--size 100000` started, then failed allocating a 28 GiB frame; `--steps 3`
+    tried 8 homes for minutes; `--size 0`, `--tasks 0`, `--interactions 0` were one line that
+    named a knob ("size must be ...") instead of the flag."""
+    monkeypatch.chdir(tmp_path)
+    cases = [
+        (["generate", "scenemem", "--out", "s", "--n", "1", "--size", "100000"], "--size"),
+        (["generate", "scenemem", "--out", "s", "--n", "1", "--size", "0"], "--size"),
+        (["generate", "scenemem", "--out", "s", "--n", "1", "--size", "129"], "--size"),
+        (["generate", "scenemem", "--out", "s", "--n", "1", "--tasks", "0"], "--tasks"),
+        (["generate", "findingdory", "--out", "f", "--n", "1", "--interactions", "0"],
+         "--interactions"),
+        (["generate", "findingdory", "--out", "f", "--n", "1", "--width", "99999"], "--width"),
+        (["generate", "findingdory", "--out", "f", "--n", "1", "--steps", "3"], "--steps"),
+    ]
+    for argv, flag in cases:
+        status, err = call(argv, capsys)
+        assert status == 2, (argv, err)
+        assert flag in one_line_error(err), (argv, err)
+    assert list(tmp_path.iterdir()) == []  # nothing generated, no folder made

@@ -14,6 +14,20 @@ DEFAULT_N = 2
 # A strip a person reads: one frame on the way in and one out at least; at most 32 (a PNG of
 # 32 x 164 px columns is 5,500 px wide; 5,000 frames made one 820,000 px wide).
 MAX_STRIP_FRAMES = 32
+# The world's offscreen buffer (world/builder.py: offwidth/offheight): a larger frame cannot be
+# rendered (--size 100000 used to start, then fail allocating a 28 GiB frame).
+MAX_FRAME_SIZE = 1280
+
+
+def frame_size(text: str) -> int:
+    """An argparse ``type``: an even frame side in 16..MAX_FRAME_SIZE (the video encoder needs
+    even sides), refused at parsing naming the flag."""
+    from recallbench.cli.options import int_in
+
+    value = int_in(16, MAX_FRAME_SIZE)(text)
+    if value % 2:
+        raise argparse.ArgumentTypeError(f"must be even, got {value}")
+    return value
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -50,12 +64,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
     s = sub.add_parser("scenemem", help="SceneMem scenarios (combo_* folders)")
     _common(s)
-    s.add_argument("--tasks", type=int, default=None, help="tasks per scenario (default 5..7)")
+    from recallbench.cli.options import int_in, positive_int
+
+    s.add_argument("--tasks", type=positive_int, default=None,
+                   help="tasks per scenario (default 5..7)")
     s.add_argument("--pick-place", type=int, default=3,
                    help="pick-and-place tasks among them (default 3)")
     s.add_argument("--idle", type=int, default=0,
                    help="steps the robot waits after each task (longer videos)")
-    s.add_argument("--size", type=int, default=256, help="video frame size (default 256)")
+    s.add_argument("--size", type=frame_size, default=256,
+                   help=f"video frame size, even, 16..{MAX_FRAME_SIZE} (default 256)")
     s.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
                    help=f"steps per probe in eval_spec (the card's {DEFAULT_MAX_STEPS:,})")
     s.add_argument("--destinations", default=None,
@@ -64,7 +82,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--no-camera-obs", action="store_true",
                    help="env_args: use_camera_obs false (faster evaluation of blind policies)")
     s.set_defaults(func=_scenemem)
-    from recallbench.cli.options import int_in
 
     t = sub.add_parser("strip", help="frame strip PNG of a generated SceneMem scenario")
     t.add_argument("scenario", help="combo_* folder")
@@ -76,12 +93,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.set_defaults(func=_strip)
     f = sub.add_parser("findingdory", help="FindingDory episodes and QA files")
     _common(f)
-    f.add_argument("--interactions", type=int, default=None,
+    from recallbench.generate.findingdory_knobs import MAX_INTERACTIONS, MIN_INTERACTIONS
+
+    f.add_argument("--interactions", type=int_in(MIN_INTERACTIONS, MAX_INTERACTIONS),
+                   default=None,
                    help="pick-and-place per day (default: 2..11 drawn per day, as in val)")
-    f.add_argument("--steps", type=int, default=None, help="frames in the day (default 4000)")
-    f.add_argument("--width", type=int, default=None)
-    f.add_argument("--height", type=int, default=None)
-    f.add_argument("--subsample", type=int, default=None, help="frames of the subsampled video")
+    f.add_argument("--steps", type=positive_int, default=None,
+                   help="frames in the day, at least --subsample (default 4000)")
+    f.add_argument("--width", type=frame_size, default=None)
+    f.add_argument("--height", type=frame_size, default=None)
+    f.add_argument("--subsample", type=positive_int, default=None,
+                   help="frames of the subsampled video")
     f.set_defaults(func=_findingdory)
 
 
@@ -146,6 +168,11 @@ def _findingdory(args: argparse.Namespace) -> int:
         knobs = FindingDoryKnobs(**{k: v for k, v in given.items() if v is not None})
     except ValueError as exc:
         return _fail(str(exc))
+    if knobs.steps < knobs.subsample:  # --steps 3 used to try 8 homes for minutes, then fail
+        from recallbench.errors import UsageError
+
+        raise UsageError("--steps", f"a day of {knobs.steps} frames is shorter than its "
+                                    f"subsampled video (--subsample {knobs.subsample})")
     excluded = _excluded(args)
     status = run_suite("findingdory", args.out, args.n, args.seed, knobs.to_dict(),
                        args.workers or os.cpu_count() or 1, **_execution(args))
