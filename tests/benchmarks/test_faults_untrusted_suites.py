@@ -306,15 +306,19 @@ def test_a_read_only_run_folder_is_one_line(tmp_path, capsys, monkeypatch):
     before = (run / "runlog.jsonl").read_bytes()
     real_open = os.open
 
-    def read_only(path, flags, *rest):  # the folder was remounted read-only (root ignores chmod)
-        if str(path).startswith(str(run)) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
-            raise OSError(errno.EROFS, "Read-only file system", str(path))
-        return real_open(path, flags, *rest)
+    def read_only(path, flags, *rest, dir_fd=None):  # the folder was remounted read-only
+        # (root ignores chmod); run-folder files are opened by name inside a folder's fd
+        where = str(path) if dir_fd is None else os.path.join(
+            os.readlink(f"/proc/self/fd/{dir_fd}"), path)
+        if where.startswith(str(run)) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", where)
+        return real_open(path, flags, *rest, dir_fd=dir_fd)
 
     monkeypatch.setattr(os, "open", read_only)
     capsys.readouterr()
     assert main([*args[:-2], "--resume"]) == 2
     out = squash("".join(capsys.readouterr()))
     assert "Read-onlyfilesystem" in out and out.count("error") == 1, out
+    assert squash(f"{run}: cannot write the run folder") in out, out  # names the folder
     monkeypatch.undo()
     assert (run / "runlog.jsonl").read_bytes() == before

@@ -56,7 +56,9 @@ def test_gains_only_for_memory_agents_over_blind(comparison: tuple[Path, str, st
     # blind, although listed after the other memoryless agents; time-prior and question-only
     # have no memory, the privileged one reads the answer: no gain for any of them
     assert paired["baseline"] == "blind"
-    assert [g["agent"] for g in paired["gains"]] == [memory]
+    # a file agent is shown by its file name and class: never this machine's absolute path
+    # (pages must not embed it) nor a path relative to the page (a name is not a link)
+    assert [g["agent"] for g in paired["gains"]] == ["kinds_agents.py:LastFrame"]
     kinds = {json.loads(m.read_text())["agent"]: json.loads(m.read_text())["agent_kind"]
              for m in out.glob("findingdory/*/manifest.json")}
     assert kinds == {"time-prior": "memoryless", "question-only": "memoryless",
@@ -81,4 +83,19 @@ def test_runs_recorded_before_kinds_read_the_same(comparison: tuple[Path, str, s
     paired = _paired(index.parent)
     assert paired["baseline"] == "blind"
     # by name from the registry; a third-party class is a memory agent (nothing is imported)
-    assert [g["agent"] for g in paired["gains"]] == [memory]
+    assert [g["agent"] for g in paired["gains"]] == ["kinds_agents.py:LastFrame"]
+
+
+def test_pages_show_a_file_agent_by_its_file_and_class(comparison: tuple[Path, str, str]) -> None:
+    """Neither the machine's absolute path nor a ``../`` path relative to the page: a name."""
+    out, memory, peeker = comparison
+    root = out.parent
+    pages = [out / "report.html", *(out / "viewer").rglob("*.js")]
+    for page in pages:
+        text = page.read_text()
+        assert str(root) not in text and str(root.resolve()) not in text, page
+        assert "../kinds_agents.py" not in text, page
+    assert "<th>kinds_agents.py:LastFrame</th>" in (out / "report.html").read_text()
+    agents = read_overview(out / "viewer")["agents"]
+    shown = agents if isinstance(agents, list) else list(agents)
+    assert "kinds_agents.py:Peeker" in json.dumps(shown), shown

@@ -113,7 +113,8 @@ def write_report(comparison: Mapping[str, Any], out: str | Path) -> dict[str, Pa
     out = Path(out)
     written: dict[str, Path] = {}
     pngs: dict[str, Path] = {}
-    for bench, block in comparison["benchmarks"].items():
+    shown = relative_paths(comparison, out)  # a chart's agent names are a page's too
+    for bench, block in shown["benchmarks"].items():
         png = plot_benchmark(bench, block, out / f"{bench}_comparison.png")
         if png is not None:
             pngs[bench] = png
