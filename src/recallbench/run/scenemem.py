@@ -46,7 +46,7 @@ from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_fo
 from recallbench.executor.shards import parse_shard
 from recallbench.io import write_json_atomic
 from recallbench.run.limits import DEFAULT_TEST_TIMEOUT
-from recallbench.run.lock import run_folder_lock
+from recallbench.run.lock import clear_run_folder, run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RUN_LOG, RunLog, completed
 from recallbench.seeding import case_seed
@@ -219,9 +219,8 @@ def run_scenemem(
     # a policy that needs images, on scenarios that record none: refused, not failed per test
     check_policy_cameras(config.policy, config.policy_args, scenarios, config.camera_obs)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
-        if overwrite and not resume:
-            for name in ("manifest.json", RUN_LOG, "summary.json"):
-                (run_dir / name).unlink(missing_ok=True)
+        if overwrite and not resume:  # as every command's --overwrite: the whole folder
+            clear_run_folder(run_dir)  # (a stale viewer/ or worker log too), links never followed
         _write_manifest(config, run_dir, execution, resume, scenarios, policy_info)
         done = completed(run_dir / RUN_LOG)
         _record_preflight(config, run_dir, unrunnable, errors, done)
