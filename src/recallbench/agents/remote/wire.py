@@ -13,6 +13,7 @@ msgpack extension types (docs/remote-policy.md is the full protocol).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -74,6 +75,11 @@ def wire_dtype(name: Any) -> np.dtype:
         name = name.decode("ascii", "replace")
     if not isinstance(name, str) or len(name) > 16:
         raise WireError(f"dtype {str(name)[:40]!r} is not a numeric dtype")
+    return _numeric_dtype(name)
+
+
+@functools.lru_cache(maxsize=256)  # a few names recur in every message; refusals not cached
+def _numeric_dtype(name: str) -> np.dtype:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
