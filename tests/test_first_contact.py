@@ -528,3 +528,30 @@ def test_silly_generate_sizes_are_refused_naming_the_flag(tmp_path, capsys, monk
         assert status == 2, (argv, err)
         assert flag in one_line_error(err), (argv, err)
     assert list(tmp_path.iterdir()) == []  # nothing generated, no folder made
+
+
+def test_round_three_mistakes_are_one_line_and_leave_nothing(tmp_path, capsys, monkeypatch):
+    """`--seed -1` ran the whole work and then failed as an internal error (numpy's generators
+    take seeds >= 0), leaving a run folder; `report` of a folder that does not exist suggested
+    `recallbench score`, which cannot help; `scenemem --resume` without a run called a missing
+    manifest "not valid JSON"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    cases = [
+        (["findingdory", "--data", VAL, "--agent", "oracle", "--limit", "2", "--seed", "-1",
+          "--out", "fd"], "--seed"),
+        (["run", "--suite", VAL, "--agents", "oracle", "--limit", "2", "--seed", "-1", "--out",
+          "cmp"], "--seed"),
+        (["scenemem", "--data-dir", "sm", "--policy", policy("Idle"), "--seed", "-1", "--out",
+          "r.json"], "--seed"),
+        (["generate", "findingdory", "--out", "g", "--n", "1", "--seed", "-1"], "--seed"),
+        (["report", "runs/cmp"], "runs/cmp: not found"),
+        (["report", "empty"], "empty: neither a run folder"),
+        (["scenemem", "--resume", "--out", "results.json"], "results_run: no run to finish"),
+    ]
+    for argv, named in cases:
+        status, err = call(argv, capsys)
+        assert status == 2, (argv, err)
+        line = one_line_error(err)
+        assert named in line and "recallbench score" not in line, (argv, line)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]

@@ -8,6 +8,7 @@ is added in one place and reaches every command.
 
 from __future__ import annotations
 
+import argparse
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, is_dataclass
@@ -17,6 +18,15 @@ from typing import Any, TypeVar
 BENCHMARK_COMMAND = "benchmark"
 RUN_COMMAND = "run"
 BOTH = (BENCHMARK_COMMAND, RUN_COMMAND)
+
+
+def seed(text: str) -> int:
+    """An argparse ``type`` for every seed flag: numpy's generators take integers >= 0 only
+    (``--seed -1`` used to fail as an internal error after the run's work)."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
 
 
 @dataclass(frozen=True)

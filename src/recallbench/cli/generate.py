@@ -35,7 +35,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--out", required=True, help="suite folder (created; reruns resume it)")
     p.add_argument("--n", type=int, default=DEFAULT_N, help=f"items (default {DEFAULT_N})")
-    p.add_argument("--seed", type=int, default=0, help="suite seed (default 0)")
+    from recallbench.benchmarks.options import seed
+
+    p.add_argument("--seed", type=seed, default=0, help="suite seed (default 0)")
     p.add_argument("--workers", type=positive_int, default=None,
                    help="worker processes (default: one per core)")
     p.add_argument("--distractors", type=int, default=None, help="extra objects in the home")

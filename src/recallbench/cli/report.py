@@ -103,6 +103,13 @@ def _handle_report(args: argparse.Namespace) -> int:
     if not path.is_file() and (Path(args.run) / COMPARISON).is_file():
         return _report_comparison(args, console)
     if not path.is_file():
+        run = Path(args.run)  # `score` can help only a run folder
+        if not run.is_dir():
+            raise InputError(run, None, "not a folder (a run folder or a comparison)"
+                             if run.exists() else "not found")
+        if not (run / "manifest.json").is_file():
+            raise InputError(run, None, "neither a run folder (manifest.json) nor a comparison "
+                                        "(comparison.json)")
         raise InputError(path, None, f"no summary; run `recallbench score {args.run}`")
     summary = json.loads(path.read_text())
     # written by a runner, not scored yet (older SceneMem runs), or before unrecorded cases

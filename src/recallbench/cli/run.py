@@ -383,7 +383,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--workers", type=int, default=None,
                      help="worker processes (default: one per core; FindingDory asks one "
                           "agent at a time locally)")
-    run.add_argument("--seed", type=int, default=0)
+    from recallbench.benchmarks.options import seed
+
+    run.add_argument("--seed", type=seed, default=0)
     run.add_argument("--quiet", action="store_true",
                      help="one line per agent; the runners' output goes to its console.log")
     add_execution_options(run, shard=False)

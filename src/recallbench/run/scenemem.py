@@ -129,10 +129,11 @@ def _absolute_files(args: dict[str, Any]) -> dict[str, Any]:
 
 def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
     """The recorded config; flags given again must agree with it (results must not drift)."""
+    if not (run_dir / "manifest.json").exists():  # read_manifest would call it unreadable
+        raise InputError(run_dir, None, "no run to finish here (no manifest.json); start one "
+                                        "without --resume")
     try:
         recorded = read_manifest(run_dir)["config"]
-    except FileNotFoundError as exc:
-        raise InputError(run_dir / "manifest.json", None, "no manifest: not a run folder") from exc
     except ValueError as exc:  # cut short or edited by hand
         raise InputError(run_dir / "manifest.json", None, f"not valid JSON ({exc})") from None
     except KeyError as exc:

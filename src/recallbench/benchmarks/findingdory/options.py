@@ -9,7 +9,7 @@ from typing import Any
 
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.limits import DEFAULT_CASE_TIMEOUT
-from recallbench.benchmarks.options import BENCHMARK_COMMAND, Option, check_declared
+from recallbench.benchmarks.options import BENCHMARK_COMMAND, Option, check_declared, seed
 
 _OWN = (BENCHMARK_COMMAND,)  # what `recallbench run` decides itself (suite, agents, out, seed)
 
@@ -25,7 +25,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("out", "run directory", commands=_OWN),
     Option("videos", "directory that video paths resolve against"),
     Option("limit", "only the first N cases", type=int, run_alias="--limit", positive=True),
-    Option("seed", "run seed", type=int, default=0, commands=_OWN),
+    Option("seed", "run seed", type=seed, default=0, commands=_OWN),
     Option("resume", "finish an interrupted run", kind="flag", default=False, commands=_OWN),
     Option("overwrite", "start --out again, discarding a run recorded there", kind="flag",
            default=False, commands=_OWN),

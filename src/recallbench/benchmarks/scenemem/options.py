@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from recallbench.benchmarks.options import BENCHMARK_COMMAND, Option, check_declared
+from recallbench.benchmarks.options import BENCHMARK_COMMAND, Option, check_declared, seed
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 
 _OWN = (BENCHMARK_COMMAND,)  # what `recallbench run` decides itself (suite, agents, out, seed)
@@ -38,7 +38,7 @@ OPTIONS: tuple[Option, ...] = (
            commands=_OWN),
     Option("overwrite", "start the run in --run-dir again, replacing its --out results.json",
            kind="flag", commands=_OWN),
-    Option("seed", "run seed (default 0)", type=int, commands=_OWN),
+    Option("seed", "run seed (default 0)", type=seed, commands=_OWN),
     Option("approach_dist", "default 1.2 (m)", type=float, positive=True),
     Option("open_qpos", "default 0.5 (rad or m)", type=float, positive=True),
     Option("camera_obs", "robosuite: no camera observations and no offscreen renderer (the "
