@@ -76,8 +76,12 @@ def cap_result(value: Any, text: str, cap: int = RESULT_CAP) -> tuple[str, str |
                           for (key, _), n in zip(strings, sizes, strict=True)), reverse=True)
         level = _water_level(lengths, cap - other - 64 * len(lengths))
         if level is not None:
-            text = _STRICT.encode(_rebuilt(value, lambda s, key: _cut_encoded(
-                cut_text(s, ERROR_CAP) if _is_error(key) else s, level)))
+            fit = level
+
+            def cut(s: str, key: str) -> str:
+                return _cut_encoded(cut_text(s, ERROR_CAP) if _is_error(key) else s, fit)
+
+            text = _STRICT.encode(_rebuilt(value, cut))
     except (TypeError, ValueError, RecursionError):  # encoded once already: not expected
         level = None
     if level is None or len(text) > cap:
