@@ -8,7 +8,6 @@ is added in one place and reaches every command.
 
 from __future__ import annotations
 
-import argparse
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, is_dataclass
@@ -21,11 +20,12 @@ BOTH = (BENCHMARK_COMMAND, RUN_COMMAND)
 
 
 def seed(text: str) -> int:
-    """An argparse ``type`` for every seed flag: numpy's generators take integers >= 0 only
-    (``--seed -1`` used to fail as an internal error after the run's work)."""
+    """An option ``type`` for every seed flag: numpy's generators take integers >= 0 only
+    (``--seed -1`` used to fail as an internal error after the run's work). A ValueError, as
+    ``int``'s: argparse names the flag and the value (no argparse below the command line)."""
     value = int(text)
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+        raise ValueError(f"must be >= 0, got {value}")
     return value
 
 
