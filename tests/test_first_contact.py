@@ -555,3 +555,23 @@ def test_round_three_mistakes_are_one_line_and_leave_nothing(tmp_path, capsys, m
         line = one_line_error(err)
         assert named in line and "recallbench score" not in line, (argv, line)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty"]
+
+
+def test_view_refuses_a_port_it_cannot_serve_before_writing_the_viewer(tmp_path, capsys):
+    """`view --serve --port 99999` used to hang; a taken port was refused only after the viewer
+    was written into the run folder."""
+    import socket
+
+    run = tmp_path / "fd"
+    assert main(["findingdory", "--data", VAL, "--agent", "oracle", "--limit", "2",
+                 "--out", str(run)]) == 0
+    capsys.readouterr()
+    before = sorted(p.name for p in run.iterdir())
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for bad in (str(port), "99999", "-1"):
+            status, err = call(["view", str(run), "--serve", "--port", bad], capsys)
+            assert status == 2 and "--port" in one_line_error(err), (bad, err)
+            assert sorted(p.name for p in run.iterdir()) == before  # no viewer/ left behind

@@ -12,6 +12,8 @@ def _handle_view(args: argparse.Namespace) -> int:
     from recallbench.errors import UsageError
     from recallbench.report.viewer.site import build_viewer
 
+    if args.serve:
+        _check_port(args.port)
     if args.out:
         from recallbench.cli.outputs import check_output_folder
 
@@ -41,6 +43,25 @@ def _handle_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_port(port: int) -> None:
+    """A port that cannot be served on is refused before the viewer is written (a taken one
+    used to leave PATH/viewer behind; 99999 used to hang)."""
+    import socket
+    from http.server import ThreadingHTTPServer
+
+    from recallbench.errors import UsageError
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        if ThreadingHTTPServer.allow_reuse_address:  # as the server will bind it
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", port))
+    except OSError as exc:
+        raise UsageError("--port", f"{port}: {exc.strerror or exc}") from None
+    finally:
+        probe.close()
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     view = subparsers.add_parser(
         "view",
@@ -56,5 +77,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="a run folder (manifest.json) or a comparison (comparison.json)")
     view.add_argument("--out", default=None, help="viewer folder (default: PATH/viewer)")
     view.add_argument("--serve", action="store_true", help="serve on 127.0.0.1 and refresh")
-    view.add_argument("--port", type=int, default=8765, help="with --serve (default 8765)")
+    from recallbench.cli.options import int_in
+
+    view.add_argument("--port", type=int_in(0, 65535), default=8765,
+                      help="with --serve (default 8765; 0: any free port)")
     view.set_defaults(func=_handle_view)
