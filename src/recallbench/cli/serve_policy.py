@@ -31,6 +31,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-batch", type=int, default=64, help="requests per forward call at most")
     p.add_argument("--batch-wait-ms", type=float, default=5.0,
                    help="how long a request waits for others to join its batch (default 5)")
+    p.add_argument("--action-horizon", type=int, default=None, metavar="N",
+                   help="actions in every reply, advertised as the metadata's action_horizon "
+                   "(openpi_client's ActionChunkBroker(N)); the policy must declare "
+                   "action_horizon >= N and return chunks (default: its action_horizon, else "
+                   "the rows it returns)")
     p.add_argument("--policy-path", action="append", default=[], metavar="DIR",
                    help="folder to import the policy from (repeatable; the current folder is "
                    "always searched)")
@@ -40,12 +45,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _handle(args: argparse.Namespace) -> int:
     import asyncio
 
-    from recallbench.agents.remote.server import PolicyServer, serve
+    from recallbench.agents.remote.server import (
+        MAX_HORIZON,
+        NoChunks,
+        PolicyServer,
+        serve,
+        served_shape,
+    )
     from recallbench.cli.checks import check_positive
     from recallbench.errors import UsageError
 
     check_positive("--max-batch", args.max_batch)
     check_positive("--batch-wait-ms", args.batch_wait_ms, allow_zero=True)
+    if args.action_horizon is not None and not 1 <= args.action_horizon <= MAX_HORIZON:
+        raise UsageError("--action-horizon", f"must be 1..{MAX_HORIZON}, got "
+                         f"{args.action_horizon}")
     if not 0 <= args.port < 65536:
         raise UsageError("--port", f"must be 0..65535, got {args.port}")
     try:
@@ -54,8 +68,15 @@ def _handle(args: argparse.Namespace) -> int:
         message = str(exc).removeprefix("--policy: ").replace("--policy", "policy", 1)
         raise UsageError("policy", message) from None
     try:
+        served_shape(policy_class, args.action_horizon)
+    except NoChunks as exc:
+        raise UsageError("--action-horizon", str(exc)) from None
+    except ValueError as exc:  # a declared action_horizon or action_dim out of range
+        raise UsageError("policy", str(exc)) from None
+    try:
         server = PolicyServer(policy_class, args.policy, max_batch=args.max_batch,
-                              batch_wait=args.batch_wait_ms / 1000)
+                              batch_wait=args.batch_wait_ms / 1000,
+                              action_horizon=args.action_horizon)
     except ValueError as exc:  # neither a SceneMem nor an LL policy
         raise UsageError("policy", str(exc)) from None
     except Exception as exc:
@@ -63,7 +84,8 @@ def _handle(args: argparse.Namespace) -> int:
 
     def ready(url: str) -> None:
         mode = "batched" if server.batched else "one instance per env worker"
-        print(f"serving {args.policy} on {url} ({mode})", flush=True)
+        rows = server.action_horizon or "the policy's"
+        print(f"serving {args.policy} on {url} ({mode}; {rows} actions per reply)", flush=True)
 
     try:
         asyncio.run(serve(server, args.host, args.port, ready))

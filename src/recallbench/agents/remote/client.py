@@ -59,6 +59,22 @@ def too_big(exc: BaseException) -> bool:
     return getattr(getattr(exc, "sent", None), "code", None) == 1009
 
 
+def error_text(text: str) -> str:
+    """A server's error text as a test's error: a traceback (openpi's server sends
+    ``traceback.format_exc()``) becomes its last line and its innermost ``File ...`` line, found
+    from the end without splitting the whole text (RemotePolicyError cuts it to ERROR_CAP);
+    any other text is kept as it is."""
+    text = text.rstrip()
+    if not text.startswith("Traceback"):
+        return text
+    last = text.rpartition("\n")[2].strip()
+    at = text.rfind('\n  File "', 0, len(text) - len(last))
+    if at < 0:
+        return last
+    where = text[at + 3: text.find("\n", at + 1)].strip()
+    return f"{last} ({cut_text(where, 300)})"
+
+
 def observations_of(env: Any, first_step: bool) -> dict[str, Any]:
     """The env's observation dict (robosuite's ``_get_observations``; the built-in world's is the
     same). On a rollout's first step robosuite is asked to refresh it, since the start state was
@@ -163,7 +179,7 @@ class RemotePolicy(ServedPolicy):
                                         f"{MAX_MESSAGE_BYTES}-byte limit") from None
             raise
         if isinstance(data, str):
-            raise RemotePolicyError(f"server: {data}")
+            raise RemotePolicyError(f"server: {error_text(data)}")
         try:
             return unpack(data)
         except WireError as exc:

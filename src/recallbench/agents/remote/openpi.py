@@ -8,8 +8,10 @@ request is the observation map's dict plus ``recallbench/*`` keys
 (step, action_dim, seed), and, in a test's first request, the probe's memory (``memory/*``).
 The first ``replan_steps`` actions of each returned chunk run open-loop.
 
-A refused connection or a dropped socket is a lost server (the test is left for ``--resume``);
-an error text, a malformed reply or a bad chunk fails the test with the reason.
+A refused connection, a dropped socket or a server silent for the reply timeout (per reply) is a
+lost server (the test is left for ``--resume``); an error text, a malformed reply or a bad chunk
+fails the test with the reason. After an error text the connection is dropped (openpi's server
+closes it with 1011) and the next request connects again.
 """
 
 from __future__ import annotations
@@ -27,10 +29,18 @@ from recallbench.agents.remote.client import (
     PolicyServerLost,
     RemotePolicyError,
     ServedPolicy,
+    error_text,
     observations_of,
     too_big,
 )
-from recallbench.agents.remote.obs_map import DEFAULT, RAW, ObsMap, load_obs_map
+from recallbench.agents.remote.obs_map import ObsMap
+from recallbench.agents.remote.presets import (
+    PRESETS,
+    RAW_PRESET,
+    ActionMap,
+    ChunkError,
+    resolve,
+)
 from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, WireError, pack, unpack
 from recallbench.executor.results import cut_text
 
@@ -39,7 +49,8 @@ SERVED_SCHEMES = (OPENPI_SCHEME, "ws://", "wss://")
 DEFAULT_REPLAN_STEPS = 5  # openpi's LIBERO/RoboCasa clients run 5 of each chunk open-loop
 DEFAULT_MEMORY_FRAMES = 8
 MEMORY_MODES = ("frames", "paths", "none")
-POLICY_ARGS = ("obs_map", "replan_steps", "memory", "memory_frames", "memory_size")
+POLICY_ARGS = ("preset", "map", "obs_map", "replan_steps", "memory", "memory_frames",
+               "memory_size")
 # Request keys recallbench adds to the observation map's (documented in docs/vla.md).
 STEP_KEY, ACTION_DIM_KEY = "recallbench/step", "recallbench/action_dim"
 SEED_KEY = "recallbench/seed"
@@ -68,10 +79,13 @@ class OpenpiSettings:
     memory: str = "frames"
     memory_frames: int = DEFAULT_MEMORY_FRAMES
     memory_size: int = 224
+    action_map: ActionMap = ActionMap()  # reply columns -> env slots (presets.py)
+    preset: str = "default"
 
     def describe(self) -> dict[str, Any]:
         """What the manifest records (beside the server's metadata)."""
-        return {"url": self.url, "obs_map": self.obs_map.describe(),
+        return {"url": self.url, "preset": self.preset, "obs_map": self.obs_map.describe(),
+                "action_map": self.action_map.describe(),
                 "replan_steps": self.replan_steps, "memory": self.memory,
                 "memory_frames": self.memory_frames, "memory_size": self.memory_size}
 
@@ -84,22 +98,26 @@ def openpi_settings(ref: str, args: dict[str, Any]) -> OpenpiSettings:
                          f"{', '.join(POLICY_ARGS)}")
     url = "ws://" + ref.removeprefix(OPENPI_SCHEME) if ref.startswith(OPENPI_SCHEME) else ref
     openpi = ref.startswith(OPENPI_SCHEME)
-    base = DEFAULT if openpi else RAW
+    name, preset = resolve(_text(args, "preset"), _text(args, "map"), _text(args, "obs_map"),
+                           PRESETS["robocasa"] if openpi else RAW_PRESET)
     # ws:// keeps what recallbench's own protocol always sent: the paths (same file system)
     memory = args.get("memory", "frames" if openpi else "paths")
     if memory not in MEMORY_MODES:
         raise ValueError(f"--policy-arg memory={memory}: one of {', '.join(MEMORY_MODES)}")
     ints = {}
-    for name, default, low in (("replan_steps", DEFAULT_REPLAN_STEPS, 1),
+    for arg, default, low in (("replan_steps", preset.replan_steps, 1),
                                ("memory_frames", DEFAULT_MEMORY_FRAMES, 1),
                                ("memory_size", 224, 8)):
-        value = args.get(name, default)
+        value = args.get(arg, default)
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 4096:
-            raise ValueError(f"--policy-arg {name}={value}: an integer in {low}..4096")
-        ints[name] = value
-    obs_map = args.get("obs_map")
-    return OpenpiSettings(url, load_obs_map(None if obs_map is None else str(obs_map), base),
-                          memory=memory, **ints)
+            raise ValueError(f"--policy-arg {arg}={value}: an integer in {low}..4096")
+        ints[arg] = value
+    return OpenpiSettings(url, preset.obs_map, memory=memory, action_map=preset.actions,
+                          preset=name, **ints)
+
+
+def _text(args: dict[str, Any], name: str) -> str | None:
+    return None if args.get(name) is None else str(args[name])
 
 
 class _Connection:
@@ -122,10 +140,9 @@ class _Connection:
 
     def infer(self, request: dict[str, Any]) -> dict[str, Any]:
         self.ws.send(pack(request))
-        reply = self.ws.recv(timeout=self.timeout)
+        reply = self.ws.recv(timeout=self.timeout)  # per reply: a silent server is lost
         if isinstance(reply, str):  # openpi servers send an error as text
-            # its last line (openpi sends a traceback), cut to ERROR_CAP by RemotePolicyError
-            raise RemotePolicyError(f"server policy: {reply.rstrip().rpartition(chr(10))[2]}")
+            raise RemotePolicyError(f"server policy: {error_text(reply)}")
         return unpack(reply)
 
     def close(self) -> None:
@@ -217,8 +234,9 @@ def _stored(value: Any, depth: int, budget: list[int]) -> Any:
     return value if isinstance(value, (bool, int, float, type(None))) else repr(type(value))
 
 
-def check_chunk(reply: Any, action_dim: int) -> np.ndarray:
-    """The reply's actions as (horizon, action_dim) float64, or why it is not one."""
+def check_chunk(reply: Any, action_dim: int, takes: str = "env.action_dim is") -> np.ndarray:
+    """The reply's actions as (horizon, action_dim) float64, or why it is not one;
+    ``action_dim``: the width the action map takes (the env's own without one)."""
     if not isinstance(reply, dict) or "actions" not in reply:
         keys = sorted(map(str, reply)) if isinstance(reply, dict) else type(reply).__name__
         raise ProtocolError(f"protocol error: the reply has no 'actions' ({keys})")
@@ -231,7 +249,7 @@ def check_chunk(reply: Any, action_dim: int) -> np.ndarray:
         raise ProtocolError(f"protocol error: 'actions' has shape {actions.shape}, expected "
                             f"(horizon <= {MAX_HORIZON}, action_dim)")
     if actions.shape[1] != action_dim:
-        raise ProtocolError(f"the action chunk has width {actions.shape[1]}, env.action_dim is "
+        raise ProtocolError(f"the action chunk has width {actions.shape[1]}, {takes} "
                             f"{action_dim}")
     if not np.all(np.isfinite(actions)):
         raise ProtocolError("the action chunk holds NaN or inf")
@@ -272,7 +290,14 @@ class OpenpiPolicy(ServedPolicy):
                             SEED_KEY: self._seed})
             if self._step == 0:
                 request.update(self._memory_keys())
-            chunk = check_chunk(self._infer(request), action_dim)
+            actions = self.settings.action_map
+            takes = ("env.action_dim is" if actions.width is None
+                     else f"the action map (preset {self.settings.preset}) takes")
+            chunk = check_chunk(self._infer(request), actions.expected_width(action_dim), takes)
+            try:
+                chunk = actions.apply(chunk, action_dim)
+            except ChunkError as exc:
+                raise ProtocolError(str(exc)) from None
             self._chunk.extend(chunk[: self.settings.replan_steps])
         self._step += 1
         return self._chunk.popleft()
@@ -327,6 +352,11 @@ class OpenpiPolicy(ServedPolicy):
         try:
             self.calls += 1
             return self._client.infer(request)
+        except RemotePolicyError:
+            # An error text: openpi's server closes the socket after it (1011), so the next
+            # test connects again instead of finding a dead socket ("server lost").
+            self._drop()
+            raise
         except WireError as exc:
             raise ProtocolError(f"protocol error: the reply is not openpi msgpack ({exc})") \
                 from None

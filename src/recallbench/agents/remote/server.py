@@ -2,7 +2,8 @@
 
 It speaks openpi's protocol (an unmodified ``openpi_client.WebsocketClientPolicy`` can call it):
 metadata on connect, an observation dict in, ``{"actions": (horizon, action_dim)}`` out, an
-error as a text message (the connection stays). Every request is checked (``check_request``)
+error as a text message (the connection stays open, unlike openpi's server, which closes it).
+Every request is checked (``check_request``)
 before it reaches the policy or a batch. Version 1's typed messages (``{"type": ...}``) remain
 for LL policies and ``stats``.
 
@@ -35,6 +36,10 @@ from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, 
 BATCH_METHOD = "get_action_batch"
 TYPED = ("hello", "stats", "reset", "act")  # version 1's messages
 MAX_ACTION_DIM = 1024
+MAX_HORIZON = 1024  # the clients' own cap on a chunk (openpi.MAX_HORIZON)
+# The action width when a request does not say (openpi's own clients send no recallbench/*
+# keys) and the policy declares none: the SceneMem envs' (docs/world.md).
+SUITE_ACTION_DIM = 12
 MAX_TEXT = 100_000  # characters of a prompt or path
 MAX_DEPTH = 4  # nested maps in a request
 
@@ -73,6 +78,38 @@ def check_request(obs: Any, depth: int = 0) -> None:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
                     or not low <= int(value) <= high:
                 raise BadRequest(f"{key} must be an integer in {low}..{high}, got {value!r}")
+
+
+class NoChunks(ValueError):
+    """More actions per reply than the policy declares it returns."""
+
+
+def _declared(policy_class: type, name: str, high: int) -> int | None:
+    value = getattr(policy_class, name, None)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+        raise ValueError(f"{policy_class.__name__}.{name} must be an integer in 1..{high}, got "
+                         f"{value!r}")
+    return value
+
+
+def served_shape(policy_class: type, action_horizon: int | None) -> tuple[int | None, int]:
+    """(action_horizon, action_dim) of every reply: the horizon ``--action-horizon`` asks for,
+    else the policy's declared ``action_horizon`` (else None: the rows the policy returns);
+    the width its declared ``action_dim``, else the suite's. A horizon over 1 needs a policy
+    that declares chunks at least that long: repeating or re-stepping a one-action policy on one
+    observation would send a plan the policy never made (NoChunks, one line)."""
+    declared = _declared(policy_class, "action_horizon", MAX_HORIZON)
+    dim = _declared(policy_class, "action_dim", MAX_ACTION_DIM) or SUITE_ACTION_DIM
+    horizon = action_horizon or declared
+    if horizon is not None and horizon > (declared or 1):
+        raise NoChunks(f"{horizon} actions per reply, but {policy_class.__name__} declares "
+                         + (f"chunks of {declared}" if declared else "no action_horizon (it "
+                            "returns one action per call)")
+                         + f": give it action_horizon = {horizon} and return (horizon, "
+                           "action_dim) chunks (docs/remote-policy.md)")
+    return horizon, dim
 
 
 def policy_interface(policy_class: type) -> str:
@@ -138,10 +175,11 @@ class PolicyServer:
     """Serves ``policy_class`` to any number of WebSocket clients (``handler`` per connection)."""
 
     def __init__(self, policy_class: type, name: str, *, max_batch: int = 64,
-                 batch_wait: float = 0.005) -> None:
+                 batch_wait: float = 0.005, action_horizon: int | None = None) -> None:
         self.policy_class = policy_class
         self.name = name
         self.interface = policy_interface(policy_class)
+        self.action_horizon, self.action_dim = served_shape(policy_class, action_horizon)
         self.batched = callable(getattr(policy_class, BATCH_METHOD, None))
         self.shared = policy_class() if self.batched else None  # the one model
         self.max_batch = max_batch
@@ -158,7 +196,9 @@ class PolicyServer:
         """The metadata every connection receives first (openpi clients keep it)."""
         return {"type": "hello", "protocol": PROTOCOL_VERSION, "server": "recallbench",
                 "policy": self.name, "interface": self.interface, "batched": self.batched,
-                "observation_keys": getattr(self.policy_class, "observation_keys", None)}
+                "observation_keys": getattr(self.policy_class, "observation_keys", None),
+                # as openpi servers advertise their model's chunk: every reply has this many
+                "action_horizon": self.action_horizon, "action_dim": self.action_dim}
 
     async def handler(self, websocket: Any) -> None:
         from websockets.exceptions import ConnectionClosed
@@ -188,30 +228,44 @@ class PolicyServer:
             self._in_rollout.discard(session.id)
 
     async def _infer(self, session: _Session, obs: dict[str, Any]) -> Any:
-        """One openpi request: an observation dict in, ``{"actions": (H, dim)}`` or an error
-        text out. ``recallbench/step`` 0 (or a session's first request) starts a rollout."""
+        """One openpi request: an observation dict in, ``{"actions": (action_horizon, dim)}``
+        or an error text out. The ``recallbench/*`` keys are optional (openpi's own clients
+        send none): without ``recallbench/step`` a rollout starts at the session's first
+        request or a new ``prompt`` and ``step`` counts its requests; without
+        ``recallbench/action_dim`` the width is the server's (``served_shape``)."""
         try:
             check_request(obs)
         except BadRequest as exc:
             return f"bad request: {exc}"
-        step = int(obs.get("recallbench/step", 0 if session.rollout is None else -1))
-        if step == 0 or session.rollout is None:
+        prompt, rollout = str(obs.get("prompt", "")), session.rollout
+        if "recallbench/step" in obs:
+            step = int(obs["recallbench/step"])
+            new = step == 0 or rollout is None
+        else:
+            new = rollout is None or prompt != rollout.instruction
+            step = 0 if new or rollout is None else rollout.step + 1
+        if new:
             paths = obs.get("memory/video_paths", [])
             reply = await self._reset(session, {
-                "instruction": str(obs.get("prompt", "")),
-                "video_paths": paths if isinstance(paths, list) else [],
+                "instruction": prompt, "video_paths": paths if isinstance(paths, list) else [],
                 "seed": int(obs.get("recallbench/seed", 0))})
             if reply.get("type") == "error":
                 return str(reply["message"])
-        if "recallbench/action_dim" not in obs:
-            return "bad request: recallbench/action_dim is missing (a recallbench-served " \
-                   "policy is told the env's action width)"
+        assert session.rollout is not None
+        session.rollout.step = step
+        dim = int(obs.get("recallbench/action_dim", self.action_dim))
         observations = {k: v for k, v in obs.items() if not k.startswith("recallbench/")}
-        reply = await self._act(session, {"step": max(step, 0), "observations": observations,
-                                          "action_dim": int(obs["recallbench/action_dim"])})
+        reply = await self._act(session, {"step": step, "observations": observations,
+                                          "action_dim": dim})
         if reply.get("type") == "error":
             return str(reply["message"])
-        return {"actions": np.atleast_2d(reply["action"])}
+        chunk = np.atleast_2d(reply["action"])
+        if self.action_horizon is None:
+            return {"actions": chunk}
+        if chunk.ndim != 2 or chunk.shape[0] < self.action_horizon:
+            return (f"the policy returned actions of shape {chunk.shape}; this server replies "
+                    f"chunks of {self.action_horizon} (action_horizon)")
+        return {"actions": chunk[: self.action_horizon]}
 
     async def _typed(self, session: _Session, msg: dict[str, Any]) -> dict[str, Any]:
         try:
