@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from support.policy_server import ENV, RECALLBENCH, free_port, start_server, stop
+from support.policy_server import ENV, RECALLBENCH, free_port, run_records, start_server, stop
+from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
 POLICIES = Path(__file__).with_name("chunk_policies.py")
 LIBERO_REPLAN_STEPS = 5
@@ -197,11 +198,35 @@ def test_an_error_text_fails_that_rollout_and_the_next_one_connects_again() -> N
         policy.reset("open the drawer", [])
         with pytest.raises(RemotePolicyError) as caught:
             policy.get_action(_Env())
-        text = str(caught.value)
-        assert "ValueError: checkpoint normalisation failed on request 0" in text
-        assert "in infer" in text and len(text) < 2100  # the raising frame, bounded
         assert policy.server_lost is None  # the policy's fault, not a lost server
         policy.reset("open the drawer", [])
         assert policy.get_action(_Env()).shape == (4,)  # a new connection, not a dead one
         policy.close()
     assert connections == [1, 1]
+    text = str(caught.value)
+    assert "ValueError: checkpoint normalisation failed on request 0" in text
+    assert "in infer" in text and len(text) < 2100  # the raising frame, bounded
+
+
+@pytest.mark.slow  # a SceneMem run: a worker spawn and the mini env
+def test_a_server_side_exception_fails_one_test_and_the_next_test_runs(tmp_path: Path) -> None:
+    tests = [mini_test(f"t{i}", f"obj{i}") for i in range(2)]
+    suite = mini_scenario(tmp_path / "data" / "combo_007_L3_S4_0001", tests).parent
+    with openpi_like_server({0}) as (url, connections):
+        proc = subprocess.run(
+            [RECALLBENCH, "scenemem", "--data-dir", str(suite), "--policy",
+             url.replace("ws://", "openpi://"), "--policy-arg", "obs_map=raw", "--policy-arg",
+             "memory=none", "--workers", "1", "--max_steps", "10", "--out",
+             str(tmp_path / "r.json"), "--env_factory", MINI_FACTORY],
+            env=ENV, capture_output=True, text=True, timeout=240)
+    assert "not recorded" not in proc.stderr and "--resume" not in proc.stderr, proc.stderr
+    records = run_records(tmp_path / "r_run")
+    assert len(records) == 2, proc.stderr  # both recorded: none left for --resume
+    failed = [r for r in records.values() if r.get("error")]
+    assert len(failed) == 1, records
+    assert "ValueError: checkpoint normalisation failed on request 0" in failed[0]["error"]
+    assert [r["steps"] for r in records.values() if not r.get("error")] == [10]
+    # the precheck reads the metadata only; the failed test's connection took one request,
+    # then a new one served the next test (replan_steps 5: 2 requests for 10 steps)
+    assert connections == [0, 1, 2]
+    assert proc.returncode == 0, proc.stderr
