@@ -10,10 +10,8 @@ chunk for k < action_horizon. openpi's ``WebsocketPolicyServer`` on a policy exc
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import subprocess
-import threading
 import traceback
 from collections import deque
 from collections.abc import Iterator
@@ -22,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.hostile_server import threaded_server
 from support.policy_server import ENV, RECALLBENCH, free_port, run_records, start_server, stop
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
@@ -143,10 +142,9 @@ def openpi_like_server(fail_on: set[int]) -> Iterator[tuple[str, list[int]]]:
     Yields the URL and the list of connections' request counts."""
     import websockets.frames
     from openpi_client import msgpack_numpy
-    from websockets.asyncio.server import serve
 
-    port, ready, done = free_port(), threading.Event(), []
-    requests, connections = [0], []
+    requests: list[int] = [0]
+    connections: list[int] = []
 
     def infer(obs: dict) -> dict:
         n, requests[0] = requests[0], requests[0] + 1
@@ -172,21 +170,8 @@ def openpi_like_server(fail_on: set[int]) -> Iterator[tuple[str, list[int]]]:
                                       "frame.")
                 break  # openpi re-raises: the handler ends, the server goes on
 
-    async def main() -> None:
-        done.append(asyncio.Event())
-        async with serve(handler, "127.0.0.1", port, compression=None, max_size=None):
-            ready.set()
-            await done[0].wait()
-
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(10)
-    try:
-        yield f"ws://127.0.0.1:{port}", connections
-    finally:
-        loop.call_soon_threadsafe(done[0].set)
-        thread.join(10)
+    with threaded_server(handler) as url:
+        yield url, connections
 
 
 def test_an_error_text_fails_that_rollout_and_the_next_one_connects_again() -> None:
