@@ -52,8 +52,9 @@ def test_rows_load_answers_parse_back_and_videos_hold_k_stamped_frames(
     rows = list(loaded["train"])
     suite = load_suite(suite_dir)
     assert sorted(r["id"] for r in rows) == sorted(str(c.id) for c in suite.cases)
-    assert set(rows[0]) == {"id", "episode", "video", "question", "answer", "category",
-                            "template"}
+    assert set(rows[0]) == {"ep_id", "video", "question", "answer", "task_id",
+                            "high_level_category", "low_level_category", "num_interactions",
+                            "id", "template"}
     by_id = {str(c.id): c for c in suite.cases}
     offered_of: dict[str, np.ndarray] = {}
     for row in rows:
@@ -63,12 +64,13 @@ def test_rows_load_answers_parse_back_and_videos_hold_k_stamped_frames(
         offered_of[row["video"]] = offered
         assert parse_answer_lists(row["answer"]) == subsample_answer(
             [list(s) for s in case.answer], offered)
-        assert (row["question"], row["category"], row["template"], row["episode"]) == (
-            case.question, case.category, case.template, case.ep_id)
+        assert (row["question"], row["low_level_category"], row["template"], row["ep_id"],
+                row["task_id"]) == (case.question, case.category, case.template, case.ep_id,
+                                    case.task_id)
     for video, offered in offered_of.items():
         frames = _decode(out / video)
         assert len(frames) == K
-        ep_dir = suite.episode_dir(rows[0]["episode"])
+        ep_dir = suite.episode_dir(rows[0]["ep_id"])
         times = load_episode(ep_dir).times
         source = VideoFrames(ep_dir / "video.mp4", offered, stamp=False).frames()
         for p in range(K):  # every frame: the stamp of its position and time of day
@@ -86,12 +88,12 @@ def test_full_length_and_validation_split_by_episode(findingdory_generated_suite
     case = suite.cases[0]
     n = load_episode(suite.episode_dir(case.ep_id)).num_frames
     out = tmp_path / "full"
-    # val fraction just under 1: every day of a one-day suite lands in validation
+    # val fraction just under 1: a one-day suite cannot be split by day, its day stays in train
     assert _export(findingdory_generated_suite, out, "--full-length",
                    "--val-fraction", "0.999999") == 0
     loaded = _load(out, tmp_path)
-    assert list(loaded) == ["validation"]
-    row = next(r for r in loaded["validation"] if r["id"] == str(case.id))
+    assert list(loaded) == ["train"]
+    row = next(r for r in loaded["train"] if r["id"] == str(case.id))
     assert parse_answer_lists(row["answer"]) == [list(s) for s in case.answer]
     with av.open(str(out / row["video"])) as c:
         assert sum(1 for _ in c.decode(c.streams.video[0])) == n

@@ -33,8 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"findingdory-sft: frames of each video (default {DEFAULT_FRAMES})")
     p.add_argument("--full-length", action="store_true",
                    help="findingdory-sft: every frame of the day instead of --frames")
-    p.add_argument("--val-fraction", type=float, default=0.0,
-                   help="findingdory-sft: share of days in the validation split (default 0)")
+    p.add_argument("--val-fraction", type=float, default=None,
+                   help="findingdory-sft: share of days in the validation split (default "
+                   "0.05; at least one day when the suite has two; 0: no validation split)")
     p.add_argument("--no-probes", action="store_true",
                    help="lerobot (SceneMem): the days only, without the oracle's probe episodes")
     p.add_argument("--workers", type=positive_int, default=None,
@@ -58,12 +59,17 @@ def options_of(args: argparse.Namespace) -> dict:
         frames = DEFAULT_FRAMES if args.frames is None else args.frames
         if frames < 1:
             raise UsageError("--frames", f"must be >= 1, got {frames}")
-        if not 0.0 <= args.val_fraction < 1.0:
-            raise UsageError("--val-fraction", f"must be in [0, 1), got {args.val_fraction}")
-        return {"frames": frames, "full_length": bool(args.full_length),
-                "val_fraction": args.val_fraction}
+        from recallbench.export.findingdory_sft import DEFAULT_VAL_FRACTION, sampler_loss
+
+        loss = None if args.full_length else sampler_loss(frames)
+        if loss:  # the frames the export offers are the frames the trainer must see
+            raise UsageError("--frames", f"{frames}: {loss}")
+        val = DEFAULT_VAL_FRACTION if args.val_fraction is None else args.val_fraction
+        if not 0.0 <= val < 1.0:
+            raise UsageError("--val-fraction", f"must be in [0, 1), got {val}")
+        return {"frames": frames, "full_length": bool(args.full_length), "val_fraction": val}
     for flag, value in (("--frames", args.frames), ("--full-length", args.full_length),
-                        ("--val-fraction", args.val_fraction)):
+                        ("--val-fraction", args.val_fraction is not None)):
         if value:
             raise UsageError(flag, "only with --format findingdory-sft")
     from pathlib import Path

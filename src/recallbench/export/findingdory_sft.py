@@ -1,15 +1,18 @@
 """FindingDory SFT rows as the released trainer reads them, from a generated FindingDory suite.
 
-The folder ``datasets.load_dataset(DIR)`` reads:
+The folder ``datasets.load_dataset(DIR)`` reads, laid out as the released dataset (findingdory-train
+@acb30f2 ``findingdory/sft_video_llm.py`` and ``evaluate_video_llm.py`` read it as they are):
 
 - ``videos/<ep_id>.mp4``: each day's video, subsampled to K frames (``--frames``, default 96,
   the linspace the benchmark offers) with "Frame: p" and "Time of Day: HH:MM" stamped on every
-  frame (``video.stamp``, as the agents see them); ``--full-length``: every frame, stamped with
-  its original index;
-- ``data/<split>-00000-of-00001.parquet``: one row per question with ``video`` (the path
-  relative to the folder), ``question``, ``answer`` (the list-of-lists text the official offline
-  evaluator reads with ``ast.literal_eval``, indices into the exported video), ``id``,
-  ``episode``, ``category``, ``template``;
+  frame (``video.stamp``, as the agents see them), written at ``VIDEO_FPS`` (1 fps): the trainer
+  asks qwen-vl-utils for ``fps: 1.0``, whose sampler takes duration x fps frames, so at 1 fps it
+  takes every frame; ``--full-length``: every frame, stamped with its original index;
+- ``data/<split>-00000-of-00001.parquet``: one row per question with the released columns
+  ``ep_id``, ``video`` (the path relative to the folder), ``question``, ``answer`` (the
+  list-of-lists text the offline evaluator reads with ``ast.literal_eval``, indices into the
+  exported video), ``task_id``, ``high_level_category``, ``low_level_category``,
+  ``num_interactions``, and recallbench's ``id`` and ``template`` beside them;
 - ``README.md``: the dataset card whose ``configs`` name the splits' files.
 
 Each day is one unit of work (``export_day``), written atomically through temp files of unique
@@ -44,7 +47,14 @@ if importlib.util.find_spec("datasets") is None:  # refused before any work, not
     raise UsageError("--format", "findingdory-sft writes with HF datasets, which is not "
                      "installed: pip install 'recallbench[export]'")
 
-COLUMNS = ("id", "episode", "video", "question", "answer", "category", "template")
+# the released dataset card's columns (HF yali30/findingdory), then recallbench's own
+RELEASED_COLUMNS = ("ep_id", "video", "question", "answer", "task_id", "high_level_category",
+                    "low_level_category", "num_interactions")
+COLUMNS = (*RELEASED_COLUMNS, "id", "template")
+VIDEO_FPS = 1  # the trainer's messages ask for fps 1.0: at 1 fps its sampler takes every frame
+# qwen-vl-utils 0.0.14 vision_process.py: smart_nframes floors to FRAME_FACTOR 2 and caps at 768
+SAMPLER_FRAME_FACTOR, SAMPLER_MAX_FRAMES = 2, 768
+DEFAULT_VAL_FRACTION = 0.05
 ROWS_DIR = "rows"
 SPLITS = ("train", "validation")
 DATASET = ("data", "README.md")  # what finish writes under the export folder
@@ -54,6 +64,18 @@ PARTIAL = ".partial.mp4"  # a day's video being written (a temp name of its own)
 def answer_text(answer: list[list[int]]) -> str:
     """The answer as the released rows write it: a Python/JSON list of lists of ints."""
     return json.dumps([[int(i) for i in sub] for sub in answer])
+
+
+def sampler_loss(frames: int) -> str | None:
+    """Why findingdory-train's video sampler would not take every one of ``frames`` frames
+    written at 1 fps (qwen-vl-utils 0.0.14 ``smart_nframes``: duration x fps frames, floored to
+    an even count, at most 768), or None when it takes them all."""
+    if frames % SAMPLER_FRAME_FACTOR or frames > SAMPLER_MAX_FRAMES:
+        taken = min(frames, SAMPLER_MAX_FRAMES) // SAMPLER_FRAME_FACTOR * SAMPLER_FRAME_FACTOR
+        return (f"findingdory-train's video sampler (qwen-vl-utils smart_nframes) takes an even "
+                f"number of frames, at most {SAMPLER_MAX_FRAMES}: it would take {taken} of "
+                f"{frames}")
+    return None
 
 
 def offered_frames(num_frames: int, options: dict[str, Any]) -> np.ndarray:
@@ -118,11 +140,11 @@ def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
     episode = load_episode(suite.episode_dir(day))
     offered = offered_frames(episode.num_frames, options)
     meta = read_json(suite.episode_dir(day) / "episode.json")
-    fps = int(meta.get("knobs", {}).get("fps", 10))
+    interactions = len(meta.get("interactions", []))
     video = Path("videos") / f"{day}.mp4"
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
     write_stamped_video(suite.episode_dir(day) / "video.mp4", out_dir / video, offered,
-                        episode.times, fps)
+                        episode.times, VIDEO_FPS)
     rows = []
     for case in cases:
         answer = [list(sub) for sub in case.answer]
@@ -131,9 +153,16 @@ def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
                              "video; export needs full-video answers (a generated suite)")
         if not options.get("full_length"):
             answer = subsample_answer(answer, offered)
-        rows.append({"id": str(case.id), "episode": day, "video": video.as_posix(),
-                     "question": case.question, "answer": answer_text(answer),
-                     "category": case.category, "template": case.template})
+        rows.append({
+            "ep_id": day, "video": video.as_posix(), "question": case.question,
+            "answer": answer_text(answer),
+            # one of the 60 task names; a suite without them names the task by its template
+            "task_id": case.task_id or case.template,
+            "high_level_category": case.high_level_category,
+            "low_level_category": case.low_level_category,
+            "num_interactions": interactions if case.num_interactions is None
+            else case.num_interactions,
+            "id": str(case.id), "template": case.template})
     write_json_atomic(out_dir / ROWS_DIR / f"{day}.json", rows, indent=None)
     return {"rows": len(rows), "frames": len(offered)}
 
@@ -142,13 +171,29 @@ def day_done(out_dir: Path, day: str) -> bool:
     return (out_dir / ROWS_DIR / f"{day}.json").is_file()
 
 
-def split_of(day: str, val_fraction: float) -> str:
-    """Split by day, from its name alone (the same in every shard): sha256 below the fraction."""
+def _day_hash(day: str) -> int:
     import hashlib
 
-    digest = hashlib.sha256(day.encode("utf-8")).digest()
-    return "validation" if int.from_bytes(digest[:8], "little") < val_fraction * 2**64 \
-        else "train"
+    return int.from_bytes(hashlib.sha256(day.encode("utf-8")).digest()[:8], "little")
+
+
+def split_of(day: str, val_fraction: float) -> str:
+    """A day's split from its name alone (the same in every shard): sha256 below the fraction."""
+    return "validation" if _day_hash(day) < val_fraction * 2**64 else "train"
+
+
+def validation_days(days: list[str], val_fraction: float) -> set[str]:
+    """The days of the validation split: those ``split_of`` puts there, and with two days or
+    more never none nor all (the released trainer loads both splits): the day of the lowest
+    hash joins an empty validation, the highest leaves a full one. One day stays in train."""
+    if val_fraction <= 0 or len(days) < 2:
+        return set()
+    val = {d for d in days if split_of(d, val_fraction) == "validation"}
+    if not val:
+        val = {min(days, key=_day_hash)}
+    elif len(val) == len(days):
+        val.discard(max(days, key=_day_hash))
+    return val
 
 
 def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str, int]:
@@ -156,11 +201,13 @@ def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str,
     from datasets import Dataset, Features, Value, disable_progress_bars
 
     disable_progress_bars()  # the command prints its own one-line summary
-    features = Features({c: Value("string") for c in COLUMNS})
+    features = Features({c: Value("int64" if c == "num_interactions" else "string")
+                         for c in COLUMNS})
     by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    val = validation_days(days, float(options.get("val_fraction", 0.0)))
     for day in days:
         rows = json.loads((out_dir / ROWS_DIR / f"{day}.json").read_text())
-        by_split[split_of(day, float(options.get("val_fraction", 0.0)))].extend(rows)
+        by_split["validation" if day in val else "train"].extend(rows)
     (out_dir / "data").mkdir(exist_ok=True)
     # the temp videos of days killed mid-write: their names are this module's own, and the run
     # that finishes holds the folder alone (outdir.export_lock), so none is still being written
@@ -183,17 +230,22 @@ def dataset_card(counts: dict[str, int], options: dict[str, Any]) -> str:
         f"{options.get('frames', DEFAULT_FRAMES)} frames"
     return ("---\nconfigs:\n- config_name: default\n  data_files:\n" + files + "---\n\n"
             "# FindingDory SFT rows from recallbench\n\n"
-            f"Videos hold {frames} of each day, stamped with the frame index and time of day; "
-            "`answer` is the list of valid frame lists (indices into the exported video), "
-            "read with `ast.literal_eval`. `export.json` records the source days' fingerprints.\n")
+            f"Videos hold {frames} of each day at {VIDEO_FPS} fps, stamped with the frame index "
+            "and time of day; `answer` is the list of valid frame lists (indices into the "
+            "exported video), read with `ast.literal_eval`. The columns are the released "
+            "dataset's (`ep_id`, `video`, `question`, `answer`, `task_id`, "
+            "`high_level_category`, `low_level_category`, `num_interactions`) plus `id` and "
+            "`template`. `export.json` records the source days' fingerprints.\n")
 
 
 def chat_messages(row: dict[str, Any], root: str | Path) -> list[dict[str, Any]]:
     """One row as the chat a VLM trainer formats (Qwen2.5-VL style: the video first, then the
-    question; the answer as the assistant's turn). The video path is resolved under ``root``."""
+    question; the answer as the assistant's turn), asking qwen-vl-utils for ``fps: 1.0`` as
+    findingdory-train does (the videos' own rate). The video path is resolved under ``root``."""
     video = (Path(root) / row["video"]).as_posix()
     return [
-        {"role": "user", "content": [{"type": "video", "video": video},
+        {"role": "user", "content": [{"type": "video", "video": video,
+                                      "fps": float(VIDEO_FPS)},
                                      {"type": "text", "text": row["question"]}]},
         {"role": "assistant", "content": [{"type": "text", "text": row["answer"]}]},
     ]
