@@ -57,6 +57,15 @@ def folder(saved, tmp_path) -> Path:
     return copy
 
 
+@pytest.fixture
+def mapped(tmp_path) -> dict[str, str]:
+    """The policy arguments mapping FEATURES' environment_state (outside recallbench's LeRobot
+    naming, which the pre-check refuses unmapped)."""
+    path = tmp_path / "features.map.json"
+    path.write_text(json.dumps({"observation.environment_state": "base_pos"}))
+    return {"obs_map": str(path)}
+
+
 def plant(folder: Path, step: dict[str, Any], name: str = PRE) -> None:
     """``step`` as the first step of the folder's ``name`` (the rest as lerobot saved them)."""
     path = folder / name
@@ -136,23 +145,24 @@ def _set_type(folder: Path, value: str) -> None:
     path.write_text(json.dumps({**json.loads(path.read_text()), "type": value}))
 
 
-def test_the_untampered_folder_loads_with_its_processors(folder):
+def test_the_untampered_folder_loads_with_its_processors(folder, mapped):
     from recallbench.agents.lerobot_policy import LeRobotPolicy, check_lerobot
 
-    info = check_lerobot(str(folder), {})
+    info = check_lerobot(str(folder), mapped)
     assert info["type"] == "act" and info["processors"] and info["trusted"] is False
     policy = LeRobotPolicy(str(folder))
     assert policy.pre is not None and len(policy.pre) == 4 and policy.post is not None
 
 
-def test_trust_policy_lets_an_unregistered_harmless_step_through(folder, tmp_path, monkeypatch):
+def test_trust_policy_lets_an_unregistered_harmless_step_through(folder, tmp_path, monkeypatch,
+                                                                  mapped):
     from recallbench.agents.lerobot_policy import LeRobotPolicy, check_lerobot
 
     (tmp_path / "harmless_steps.py").write_text(HARMLESS)
     monkeypatch.syspath_prepend(str(tmp_path))
     plant(folder, {"class": "harmless_steps.Identity", "config": {}})
     assert refused(folder).field == "steps[0].class"
-    assert check_lerobot(str(folder), {}, trusted=True)["trusted"] is True
+    assert check_lerobot(str(folder), mapped, trusted=True)["trusted"] is True
     policy = LeRobotPolicy(str(folder), trusted=True)
     assert type(policy.pre.steps[0]).__name__ == "Identity"
 

@@ -51,9 +51,10 @@ def test_image_features_come_from_the_built_in_worlds_cameras(tmp_path):
     from recallbench.agents.lerobot_policy import LeRobotPolicy
     from recallbench.world.env import make_env
 
-    folder = save_act(tmp_path / "act", {
+    folder = save_act(tmp_path / "act", {  # the env camera's own name, and the export's
         "observation.images.robot0_agentview_left": ("VISUAL", (3, 32, 32)),
-        "observation.state": ("STATE", (16,))}, 5)
+        "observation.images.agentview_left": ("VISUAL", (3, 32, 32)),
+        "observation.state": ("STATE", (13,))}, 5)  # the export's state: 3 + 3 + 5 + 2
     env = make_env("RecallbenchKitchen", seed=0, cameras=["robot0_agentview_left"],
                    camera_width=48, camera_height=48)
     try:
@@ -78,3 +79,8 @@ def test_a_bad_folder_or_map_is_one_line(tmp_path):
         check_lerobot(str(folder), {"obs_map": str(bad)})
     with pytest.raises(ValueError, match="device=tpu"):
         check_lerobot(str(folder), {"device": "tpu"})
+    # a feature outside recallbench's LeRobot naming, unmapped: one line before any work
+    with pytest.raises(ValueError, match=r"\['observation.environment_state'\] are not in "
+                       "recallbench's LeRobot naming") as refused:
+        check_lerobot(str(folder), {})
+    assert "\n" not in str(refused.value)

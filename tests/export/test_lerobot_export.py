@@ -11,6 +11,7 @@ import av
 import numpy as np
 import pytest
 
+from recallbench.benchmarks.scenemem import lerobot_features as naming
 from recallbench.cli import main
 from support.lerobot_export import export_lerobot, load_dataset
 
@@ -58,9 +59,8 @@ def test_scenemem_days_and_recall_demonstrations_load_with_lerobot(scenemem_suit
     np.testing.assert_array_equal(item["observation.state"].numpy(), traj["state"][i])
     np.testing.assert_array_equal(item["action"].numpy(), traj["action"][i + 1])
     assert item["task"] == subtasks[0]["instruction"]
-    for cam, key in (("robot0_eye_in_hand", "eye_in_hand"),
-                     ("robot0_agentview_left", "agentview_left")):
-        got = _image(item, f"observation.images.{key}")
+    for key, cam in naming.CAMERAS.items():
+        got = _image(item, key)
         err = np.abs(got - _frame(scenario / "videos" / f"{cam}.mp4", i)).mean()
         other = np.abs(got - _frame(scenario / "videos" / f"{cam}.mp4", (i + n // 2) % n))
         assert err < 10.0 and err < other.mean()  # two lossy encodes (LeRobot: crf 30)
@@ -78,6 +78,14 @@ def test_scenemem_days_and_recall_demonstrations_load_with_lerobot(scenemem_suit
     assert batch["action"].shape == (8, 12) and batch["observation.state"].shape == (8, 13)
     assert batch["observation.images.agentview_right"].shape == (8, 3, 48, 48)
     assert "observation.state" in ds.meta.stats and "action" in ds.meta.stats
+    # the summary counts what the dataset holds: the day's frames and the probes' (it used to
+    # count the day's frames only)
+    counts = json.loads((out / "export.json").read_text())["counts"]
+    assert counts["frames"] == len(ds) > n and counts["episodes"] == ds.meta.total_episodes
+    assert counts["probes"] == len(memory["probes"])
+    # named as the loader reads them (benchmarks.scenemem.lerobot_features)
+    assert ds.meta.features["observation.state"]["names"] == list(traj["state_names"])
+    assert ds.meta.features["action"]["names"] == list(naming.ACTION_NAMES)
 
 
 def test_findingdory_day_is_a_head_camera_episode_with_base_actions(

@@ -2,13 +2,16 @@
 (``config.json`` + ``model.safetensors``), run through the card's interface (docs/vla.md).
 
 The ``lerobot`` package (extra ``lerobot``, its own virtualenv: it needs numpy 2) is imported
-here only. Each step maps SceneMem's observations to the policy's ``input_features``:
+here only. Each step maps SceneMem's observations to the policy's ``input_features`` (its
+``config.json``), by the naming ``recallbench export --format lerobot`` writes
+(``benchmarks.scenemem.lerobot_features``), so a policy trained on an export needs no map:
 
-- ``observation.images.NAME``: the env image ``NAME`` or ``NAME_image`` (H x W x 3 uint8), as a
-  float32 C x H x W tensor in [0, 1], resized to the feature's shape;
-- ``observation.state`` and ``observation.environment_state``: the env vectors of
-  ``obs_map.STATE_KEYS`` concatenated (float32), which must match the feature's length;
-- a JSON/TOML ``obs_map`` file maps any feature to an env key or a list of keys.
+- a JSON/TOML ``obs_map`` file maps any feature to an env key or a list of keys, first;
+- the naming's features: its cameras (``observation.images.agentview_left`` ...) and
+  ``observation.state`` (its parts concatenated, float32, matching the feature's length);
+- any other ``observation.images.NAME``: the env image ``NAME`` or ``NAME_image``;
+- images are H x W x 3 uint8 in the env, a float32 C x H x W tensor in [0, 1] here, resized to the
+  feature's shape. Any other feature needs the map (refused before work).
 
 ``reset()`` once per test, ``select_action(batch)`` every step (the policy keeps its own action
 queue); the saved pre/post-processors (normalisation) are applied when the folder has them.
@@ -25,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from recallbench.agents.remote.client import observations_of
-from recallbench.agents.remote.obs_map import STATE_KEYS
+from recallbench.benchmarks.scenemem import lerobot_features as naming
 
 ARGS = ("device", "obs_map")
-IMAGE_PREFIX = "observation.images."
+IMAGE_PREFIX = naming.IMAGE_PREFIX
 PREPROCESSOR = "policy_preprocessor.json"
 
 
@@ -98,6 +101,11 @@ def check_lerobot(path: str, args: dict[str, Any], trusted: bool = False) -> dic
     if extra:
         raise ValueError(f"--policy-arg obs_map={args['obs_map']}: unknown feature(s) {extra}; "
                          f"the policy's input_features are {sorted(features)}")
+    unnamed = sorted(f for f in features if _sources(f, mapping, None) is None)
+    if unnamed:
+        raise ValueError(f"--policy lerobot:{path}: input feature(s) {unnamed} are not in "
+                         "recallbench's LeRobot naming (docs/vla.md): map them with "
+                         "--policy-arg obs_map=FILE")
     return {"path": str(folder.resolve()), "type": config.get("type"),
             "input_features": sorted(features), "obs_map": mapping,
             "device": device,
@@ -158,11 +166,12 @@ class LeRobotPolicy:
     def _feature(self, name: str, feature: Any, obs: dict[str, Any]) -> Any:
         torch = self.torch
         shape = tuple(feature.shape)
-        if name.startswith(IMAGE_PREFIX):
-            source = self.map.get(name)
-            short = name.removeprefix(IMAGE_PREFIX)
-            key = source if isinstance(source, str) else (short if short in obs else
-                                                          f"{short}_image")
+        keys = _sources(name, self.map, obs)
+        if keys is None:
+            raise ValueError(f"lerobot: {name} is not in recallbench's LeRobot naming "
+                             "(map it with --policy-arg obs_map=FILE)")
+        if name.startswith(IMAGE_PREFIX) and len(keys) == 1:
+            key = keys[0]
             image = np.asarray(_get(obs, key, name))
             if image.ndim != 3 or image.shape[-1] != 3:
                 raise ValueError(f"lerobot: {key!r} has shape {image.shape}, {name} needs an "
@@ -174,14 +183,29 @@ class LeRobotPolicy:
                 tensor = torch.nn.functional.interpolate(
                     tensor[None], size=shape[1:], mode="bilinear", align_corners=False)[0]
             return tensor
-        sources = self.map.get(name, list(STATE_KEYS))
-        keys = [sources] if isinstance(sources, str) else sources
         vector = np.concatenate([np.asarray(_get(obs, k, name), dtype=np.float32).reshape(-1)
                                  for k in keys])
         if vector.shape != shape:
             raise ValueError(f"lerobot: {name} needs shape {shape}; {keys} give {vector.shape} "
                              "(map it with --policy-arg obs_map=FILE)")
         return torch.from_numpy(vector)
+
+
+def _sources(feature: str, mapping: dict[str, str | list[str]],
+             obs: dict[str, Any] | None) -> list[str] | None:
+    """The env observations a feature is made of: the user's map, else the shared naming, else
+    (an image) the env camera the feature names; None when nothing names it. ``obs`` (when known)
+    picks ``NAME`` or ``NAME_image`` for that last case."""
+    if feature in mapping:
+        source = mapping[feature]
+        return [source] if isinstance(source, str) else list(source)
+    declared = naming.env_keys(feature)
+    if declared is not None:
+        return declared
+    if feature.startswith(IMAGE_PREFIX):
+        short = feature.removeprefix(IMAGE_PREFIX)
+        return [short if obs is not None and short in obs else naming.image_key(short)]
+    return None
 
 
 def _get(obs: dict[str, Any], key: str, feature: str) -> Any:

@@ -3,14 +3,15 @@
 Written with LeRobot's own writer (``LeRobotDataset.create``, ``add_frame``, ``save_episode``,
 ``finalize``) and joined with its ``aggregate_datasets``; read back with ``LeRobotDataset``.
 
-- SceneMem suites: each day is an episode with the three cameras
-  (``observation.images.{agentview_left,agentview_right,eye_in_hand}``), ``observation.state``
-  (``generate.recorder.STATE_KEYS``) and the 12-dim ``action`` at 20 fps, the subtask being done
-  as the frame's task; frame i pairs the observation of recorded frame i with the action taken
-  from it (recorded action i+1; the last frame's is zero). Then each probe is an episode of its
-  own: the privileged oracle's rollout from the start state with the probe's instruction ("Show
-  me where the X is placed."), recorded the same way: a demonstration of recall. Needs the
-  ``videos/trajectory.npz`` the generator records (suites generated before it lack it).
+- SceneMem suites: each day is an episode with the three cameras, ``observation.state`` and the
+  12-dim ``action`` at 20 fps, named as ``benchmarks.scenemem.lerobot_features`` declares (the
+  naming ``--policy lerobot:`` reads, so a policy trained on it runs with no map), the subtask
+  being done as the frame's task; frame i pairs the observation of recorded frame i with the
+  action taken from it (recorded action i+1; the last frame's is zero). Then each probe is an
+  episode of its own: the privileged oracle's rollout from the start state with the probe's
+  instruction ("Show me where the X is placed."), recorded the same way: a demonstration of
+  recall. Needs the ``videos/trajectory.npz`` the generator records (suites generated before it
+  lack it).
 - FindingDory suites: each day is an episode of the head camera (``observation.images.head``)
   with the base pose (x, y, yaw) as ``observation.state`` and the base displacement to the next
   frame, in the robot's frame (forward, left, yaw), as ``action``: FindingDory days record poses,
@@ -41,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.scenemem import lerobot_features as naming
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.errors import InputError, UsageError
 from recallbench.export.outdir import remove_written
@@ -51,9 +53,6 @@ PARTS = "parts"
 DATASET = ("meta", "data", "videos")  # what finish writes under the export folder
 MEMORY_FILE = "meta/recallbench_memory.json"
 VCODEC = "h264"  # LeRobot's default AV1 encoder is far slower; H.264 decodes everywhere
-SCENEMEM_CAMERAS = {"robot0_agentview_left": "agentview_left",
-                    "robot0_agentview_right": "agentview_right",
-                    "robot0_eye_in_hand": "eye_in_hand"}
 FD_FPS = 10
 BASE_NAMES = ["x", "y", "yaw"]
 BASE_ACTION_NAMES = ["forward", "left", "yaw"]
@@ -99,26 +98,35 @@ def _task_per_frame(subtasks: dict[str, Any], n: int) -> list[str]:
 
 
 def scenemem_features(size: tuple[int, int], state_names: list[str]) -> dict[str, Any]:
-    feats = {f"observation.images.{k}": _image(*size) for k in SCENEMEM_CAMERAS.values()}
-    return {**feats, "observation.state": _vector(state_names),
-            "action": _vector([f"a{i}" for i in range(12)])}
+    feats = {feature: _image(*size) for feature in naming.CAMERAS}
+    return {**feats, naming.STATE: _vector(state_names),
+            naming.ACTION: _vector(list(naming.ACTION_NAMES))}
 
 
-def _scenemem_day(ds: Any, scenario: Path) -> int:
+def _trajectory(scenario: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The day's recorded actions, its ``observation.state`` per frame and the state's names
+    (the declared parts picked from the recorded columns by name)."""
     traj_path = scenario / "videos" / "trajectory.npz"
     if not traj_path.is_file():
         raise FileNotFoundError(f"{traj_path}: the day's states and actions were not recorded "
                                 "(a suite generated before recallbench recorded them)")
     traj = np.load(traj_path, allow_pickle=False)
-    state, action = traj["state"], traj["action"]
+    names = [str(s) for s in traj["state_names"]]
+    try:
+        columns = naming.state_columns(names)
+    except ValueError as exc:
+        raise ValueError(f"{traj_path}: {exc}") from None
+    return traj["action"], traj["state"][:, columns], [names[c] for c in columns]
+
+
+def _scenemem_day(ds: Any, scenario: Path, action: np.ndarray, state: np.ndarray) -> int:
     n = len(state)
-    taken = np.concatenate([action[1:], np.zeros((1, 12), np.float32)])
+    taken = np.concatenate([action[1:], np.zeros((1, len(naming.ACTION_NAMES)), np.float32)])
     tasks = _task_per_frame(read_json(scenario / "videos" / "subtasks.json"), n)
-    streams = [frames(scenario / "videos" / f"{cam}.mp4") for cam in SCENEMEM_CAMERAS]
+    streams = [frames(scenario / "videos" / f"{cam}.mp4") for cam in naming.CAMERAS.values()]
     for i, images in enumerate(zip(*streams, strict=True)):
-        frame = {f"observation.images.{k}": img
-                 for k, img in zip(SCENEMEM_CAMERAS.values(), images, strict=True)}
-        ds.add_frame({**frame, "observation.state": state[i], "action": taken[i],
+        frame = dict(zip(naming.CAMERAS, images, strict=True))
+        ds.add_frame({**frame, naming.STATE: state[i], naming.ACTION: taken[i],
                       "task": tasks[i]})
     ds.save_episode(parallel_encoding=False)
     return n
@@ -136,17 +144,12 @@ class _Recording:
         self.policy.reset(instruction, video_paths)
 
     def get_action(self, env: Any) -> np.ndarray:
-        from recallbench.generate.recorder import STATE_KEYS
-
         action = np.asarray(self.policy.get_action(env), dtype=np.float32)
         h, w = self.size
-        state = env.proprio()
-        frame = {f"observation.images.{k}": env.renders.rgb(env.data, cam, w, h).copy()
-                 for cam, k in SCENEMEM_CAMERAS.items()}
-        self.ds.add_frame({
-            **frame, "action": action, "task": self.instruction,
-            "observation.state": np.concatenate([np.asarray(state[k], np.float32)
-                                                 for k in STATE_KEYS])})
+        frame = {feature: env.renders.rgb(env.data, cam, w, h).copy()
+                 for feature, cam in naming.CAMERAS.items()}
+        self.ds.add_frame({**frame, naming.ACTION: action, "task": self.instruction,
+                           naming.STATE: naming.state_vector(env.proprio())})
         self.steps += 1
         return action
 
@@ -188,13 +191,11 @@ def _scenemem_export(scenario: Path, part: Path, options: dict[str, Any]) -> dic
     from recallbench.world.gl import select_backend
 
     select_backend()
-    traj = np.load(scenario / "videos" / "trajectory.npz", allow_pickle=False) \
-        if (scenario / "videos" / "trajectory.npz").is_file() else None
-    names = [str(s) for s in traj["state_names"]] if traj is not None else []
+    action, state, names = _trajectory(scenario)
     env_args = read_json(scenario / "env" / "env_args.json")["env_kwargs"]
     size = (int(env_args["camera_heights"]), int(env_args["camera_widths"]))
     ds = _create(part, options["repo_id"], 20, scenemem_features(size, names))
-    frames = _scenemem_day(ds, scenario)
+    frames = _scenemem_day(ds, scenario, action, state)
     probes = _scenemem_probes(ds, scenario, size) if options.get("probes", True) else []
     ds.finalize()
     return {"frames": frames, "probes": probes}
@@ -350,8 +351,10 @@ def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str,
         {"note": "probe episode -> the day episode whose videos are its memory",
          "days": {d: i for d, i in _day_episodes(days, infos)}, "probes": memory}, indent=1))
     remove_written(out_dir / PARTS)
-    return {"episodes": episode, "days": len(days), "probes": len(memory),
-            "frames": sum(int(i["frames"]) for i in infos)}
+    # what the dataset holds (days and probe episodes), as LeRobot recorded it
+    held = read_json(out_dir / "meta" / "info.json")
+    return {"episodes": int(held["total_episodes"]), "days": len(days),
+            "probes": len(memory), "frames": int(held["total_frames"])}
 
 
 def _day_episodes(days: list[str], infos: list[dict[str, Any]]) -> Iterator[tuple[str, int]]:
