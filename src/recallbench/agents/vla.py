@@ -89,6 +89,31 @@ def image_inputs(ref: str, args: dict[str, Any]) -> list[str]:
     return []
 
 
+def check_policy_env(ref: str, args: dict[str, Any], scenarios: Iterable[Any],
+                     who: str | None = None) -> None:
+    """Before any work: a served policy's preset whose actions the scenario's env cannot take
+    (``droid`` on the built-in world's 5-joint arm) is refused in one line naming the preset and
+    the env, read from the scenario's env_args alone (no env is built)."""
+    if policy_kind(ref) != "served":
+        return
+    from recallbench.agents.remote.openpi import openpi_settings
+    from recallbench.agents.remote.presets import PRESETS, env_refusal
+    from recallbench.benchmarks.scenemem.backend import BUILTIN_PREFIX, env_kwargs
+
+    settings = openpi_settings(ref, args)
+    preset = PRESETS.get(settings.preset.split("+")[0])
+    if preset is None or settings.action_map != preset.actions:
+        return  # a map file's own actions: its author knows the env
+    for scenario in scenarios:
+        name, kwargs, _ = env_kwargs(scenario, True)
+        factory = scenario.env_factory or scenario.env_args.get("env_factory")
+        why = env_refusal(settings.preset, preset, name, kwargs,
+                          builtin=not factory and name.startswith(BUILTIN_PREFIX))
+        if why:
+            flag = f"{who + ' ' if who else ''}--policy-arg preset={settings.preset}"
+            raise UsageError(flag, f"scenario {Path(scenario.root).name}: {why}")
+
+
 def check_policy_cameras(ref: str, args: dict[str, Any], scenarios: Iterable[Any],
                          camera_obs: bool, who: str | None = None,
                          camera_flag: str = "--no-camera-obs") -> None:
@@ -96,6 +121,7 @@ def check_policy_cameras(ref: str, args: dict[str, Any], scenarios: Iterable[Any
     camera observations (else every test fails on a missing image, after the run started). One
     line naming the scenario's env_args.json and its ``use_camera_obs``, or ``camera_flag``
     when the command turned a robosuite env's cameras off."""
+    check_policy_env(ref, args, scenarios, who)
     images = image_inputs(ref, args)
     if not images:
         return
