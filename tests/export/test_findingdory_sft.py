@@ -217,16 +217,19 @@ def test_a_day_that_fails_is_counted_and_a_rerun_finishes_it(findingdory_generat
                                                              tmp_path: Path, capsys) -> None:
     suite = tmp_path / "suite"
     shutil.copytree(findingdory_generated_suite, suite)
-    video = suite / "episodes" / "ep_0" / "video.mp4"
-    good = video.read_bytes()
-    video.write_bytes(good[: len(good) // 3])  # a truncated video: frames missing
+    # the day's video and its 96-frame one (what the default K reads): truncated, frames missing
+    videos = [suite / "episodes" / "ep_0" / name for name in ("video.mp4", "video_96.mp4")]
+    good = [video.read_bytes() for video in videos]
+    for video, data in zip(videos, good, strict=True):
+        video.write_bytes(data[: len(data) // 3])
     out = tmp_path / "sft"
     assert _export(suite, out) == 1
     err = capsys.readouterr().err
     assert "error day ep_0" in err and "1 of 1 days not exported" in err
     assert not (out / "data").exists() and not json.loads((out / "export.json").read_text())[
         "complete"]
-    video.write_bytes(good)
+    for video, data in zip(videos, good, strict=True):
+        video.write_bytes(data)
     assert _export(suite, out) == 0
     assert len(_load(out, tmp_path, split="train")) == len(load_suite(suite).cases)
 

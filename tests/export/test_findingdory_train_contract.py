@@ -95,6 +95,30 @@ def test_the_trainer_data_path_sees_every_offered_frame(sft_export: Path, tmp_pa
     assert len(seen) == 2  # both days' videos
 
 
+def test_the_offered_frames_are_the_days_frames_in_order(sft_export: Path,
+                                                          findingdory_two_day_suite: Path) -> None:
+    """The export reads the generator's 96-frame video where it holds the offered frames: they
+    are the day's frames at the benchmark's linspace, each stamped with its position."""
+    from recallbench.benchmarks.findingdory.annotations import load_episode
+    from recallbench.video.reader import VideoFrames
+    from recallbench.video.sampling import subsample_indices
+    from recallbench.video.stamp import stamp_frame
+
+    ep_dir = findingdory_two_day_suite / "episodes" / "ep_1"
+    episode = load_episode(ep_dir)
+    offered = subsample_indices(episode.num_frames, 96)
+    day = VideoFrames(ep_dir / "video.mp4", offered, stamp=False).frames()
+    with av.open(str(sft_export / "videos" / "ep_1.mp4")) as c:
+        got = [f.to_ndarray(format="rgb24") for f in c.decode(c.streams.video[0])]
+    assert len(got) == len(offered)
+    for p in range(len(offered)):
+        want = stamp_frame(day[p], p, episode.times[offered[p]]).astype(int)
+        err = np.abs(got[p].astype(int) - want).mean()
+        other = np.abs(got[p].astype(int) - stamp_frame(
+            day[p - 1 if p else 1], p, episode.times[offered[p]]).astype(int)).mean()
+        assert err < 4.0 and (err < other or other < 4.0), p  # codec tolerance
+
+
 def test_the_evaluator_reads_every_column_it_needs(sft_export: Path, tmp_path: Path) -> None:
     rows = _load(sft_export, "validation", tmp_path / "hf")
     card = set(rows.features)

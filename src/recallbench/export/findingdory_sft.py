@@ -132,6 +132,20 @@ def _stamp_into(src: Path, tmp: Path, wanted: dict[int, list[int]], times: list[
     return written
 
 
+def _source(ep_dir: Path, meta: dict[str, Any], num_frames: int, times: list[str],
+            offered: np.ndarray, options: dict[str, Any]) -> tuple[Path, np.ndarray, list[str]]:
+    """The video to stamp from, its frames to keep, and the time of day of each of its frames.
+    The generator records the offered frames of its K as ``video_<K>.mp4`` (the same renders,
+    encoded once): when the export asks for that K, K frames are decoded instead of the day's
+    thousands. Otherwise the day's ``video.mp4``."""
+    knobs = meta.get("knobs", {})
+    sub = ep_dir / f"video_{len(offered)}.mp4"
+    if (not options.get("full_length") and knobs.get("subsample") == len(offered)
+            and knobs.get("steps") == num_frames and sub.is_file()):
+        return sub, np.arange(len(offered)), [times[int(f)] for f in offered]
+    return ep_dir / "video.mp4", offered, times
+
+
 def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
                ) -> dict[str, Any]:
     """One day: its stamped video and its rows. Returns {"rows": n, "frames": K}."""
@@ -143,8 +157,9 @@ def export_day(suite_dir: Path, out_dir: Path, day: str, options: dict[str, Any]
     interactions = len(meta.get("interactions", []))
     video = Path("videos") / f"{day}.mp4"
     (out_dir / "videos").mkdir(parents=True, exist_ok=True)
-    write_stamped_video(suite.episode_dir(day) / "video.mp4", out_dir / video, offered,
-                        episode.times, VIDEO_FPS)
+    src, keep, times = _source(suite.episode_dir(day), meta, episode.num_frames, episode.times,
+                               offered, options)
+    write_stamped_video(src, out_dir / video, keep, times, VIDEO_FPS)
     rows = []
     for case in cases:
         answer = [list(sub) for sub in case.answer]
