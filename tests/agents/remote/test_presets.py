@@ -14,7 +14,7 @@ import pytest
 
 from support.openpi_contract import DROID, GRIPPER, LIBERO, contract_server
 from support.policy_server import ENV, RECALLBENCH
-from support.scenemem_fixtures.build import write_scenario
+from support.scenemem_fixtures.build import mini_scenario, mini_test, write_scenario
 from support.scenemem_fixtures.robosuite_door import door_test
 
 pytest.importorskip("openpi_client")
@@ -181,7 +181,7 @@ def test_droid_preset_on_the_built_in_world_is_one_line_before_work(tmp_path):
 
 
 def test_an_unknown_preset_is_one_line(tmp_path):
-    kitchen_scenario(tmp_path / "data")
+    mini_scenario(tmp_path / "data" / "combo_000_L1_S1_0001", [mini_test("t0", "bowl")])
     proc, _ = scenemem(tmp_path, "ws://127.0.0.1:9", "--policy-arg", "preset=aloha")
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == ["recallbench scenemem: error: --policy-arg preset=aloha: "
