@@ -13,6 +13,10 @@ import numpy as np
 
 ROT_SCALE = 0.5  # rad per step for the wrist yaw at |action| = 1
 TORSO_SCALE = 0.02  # m per step
+# Where each part sits in the 12-dim action (RoboCasa PandaOmron's order, docs/world.md): the
+# arm is driven by end-effector deltas ("eef"); read by served policies' presets (docs/vla.md).
+ACTION_PARTS = {"eef": (0, 6), "gripper": (6, 7), "base": (7, 10), "torso": (10, 11),
+                "mode": (11, 12)}
 
 
 def clipped_action(action: Sequence[float] | np.ndarray, dim: int) -> list[float]:

@@ -12,6 +12,9 @@ import numpy as np
 
 from recallbench.world.render import Renders
 
+# Camera images are stored upright (row 0 is the top of the view), unlike robosuite's default
+# OpenGL convention (rows bottom-up); served policies' presets turn frames by it (docs/vla.md).
+IMAGE_CONVENTION = "upright"
 _XYZW = np.array([1, 2, 3, 0])  # MuJoCo's (w, x, y, z) -> robosuite's (x, y, z, w)
 
 

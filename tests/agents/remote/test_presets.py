@@ -51,13 +51,15 @@ def kitchen_scenario(data: Path) -> tuple[Path, dict]:
     return root, obs
 
 
-def door_scenario(data: Path) -> tuple[Path, dict]:
-    """robosuite's Door with PandaOmron, its arm under a joint controller, two 64x64 cameras."""
+def door_scenario(data: Path, arm: dict | None = JOINT_ARM) -> tuple[Path, dict]:
+    """robosuite's Door with PandaOmron, its arm under a joint controller (``arm``; None: the
+    stock OSC arm), two 64x64 cameras."""
     import robosuite
     from robosuite.controllers import load_composite_controller_config
 
     config = load_composite_controller_config(robot="PandaOmron")
-    config["body_parts"]["right"] = JOINT_ARM
+    if arm is not None:
+        config["body_parts"]["right"] = arm
     kwargs = {"robots": "PandaOmron", "controller_configs": config, "control_freq": 20,
               "use_camera_obs": True, "camera_names": ["agentview", "robot0_eye_in_hand"],
               "camera_heights": 64, "camera_widths": 64}
@@ -108,15 +110,17 @@ def test_libero_preset_meets_pi05_libero_on_the_built_in_world(tmp_path):
     records = recorded(tmp_path)
     assert len(records) == 2 and all(r["error"] is None and r["steps"] == 10 for r in records)
     assert [r["step"] for r in contract.requests] == [0, 5, 0, 5]  # replan 5 of each (10, 7)
-    # the images: the env's own frames turned 180 degrees, then padded to 224 (openpi's client)
+    # the images as the checkpoint saw them: robosuite's OpenGL frame turned 180 degrees
+    # (openpi's client) is an upright frame mirrored left-right, and the built-in world's
+    # frames are upright; then padded to 224
     for key, camera in (("observation/image", "robot0_agentview_left_image"),
                         ("observation/wrist_image", "robot0_eye_in_hand_image")):
-        want = image_tools.resize_with_pad(start[camera][::-1, ::-1], 224, 224)
-        unturned = image_tools.resize_with_pad(start[camera], 224, 224)
+        want = image_tools.resize_with_pad(start[camera][:, ::-1], 224, 224)
+        turned = image_tools.resize_with_pad(start[camera][::-1, ::-1], 224, 224)  # before
         for request in contract.requests[::2]:
             got = request[key].astype(int)
             assert np.abs(got - want).mean() < 1.0
-            assert np.abs(got - unturned).mean() > 5 * np.abs(got - want).mean() + 1
+            assert np.abs(got - turned).mean() > 5 * np.abs(got - want).mean() + 1
     state = contract.requests[0]["observation/state"]
     assert state.dtype == np.float32
     assert np.allclose(state, np.concatenate([start["robot0_eef_pos"],
@@ -132,8 +136,48 @@ def test_libero_preset_meets_pi05_libero_on_the_built_in_world(tmp_path):
         assert action[7:] == [0.0, 0.0, 0.0, 0.0, -1.0]
     manifest = json.loads((tmp_path / "r_run" / "manifest.json").read_text())
     assert manifest["policy"]["preset"] == "libero"
-    assert manifest["policy"]["action_map"]["slots"] == list(range(7))
-    assert manifest["policy"]["obs_map"]["images"]["observation/image"]["flip"] == "rot180"
+    assert manifest["policy"]["action_map"]["parts"] == {"eef": 6, "gripper": 1}
+    images = manifest["policy"]["obs_map"]
+    assert images["images"]["observation/image"]["flip"] == "horizontal"  # of an upright frame
+    assert images["applied_flips"]["opengl"]["observation/image"] == "rot180"
+    for record in records:  # what this env was: upright frames, the 12-dim RoboCasa layout
+        assert record["policy_info"] == {
+            "image_convention": "upright", "action_slots": list(range(7)),
+            "image_flips": {"observation/image": "horizontal",
+                            "observation/wrist_image": "horizontal"},
+            "held": {"7": 0.0, "8": 0.0, "9": 0.0, "10": 0.0, "11": -1.0}}
+
+
+@pytest.mark.slow
+def test_libero_preset_on_robosuites_stock_panda_omron_indexes_its_split_parts(tmp_path):
+    """robosuite 1.5.2's PandaOmron (OSC arm) orders its action arm 0..5, torso 6, base 7..9,
+    gripper 10, mode 11 (its composite controller's split indexes), not RoboCasa's order."""
+    pytest.importorskip("robosuite")
+    from openpi_client import image_tools
+
+    _, start = door_scenario(tmp_path / "data", arm=None)
+    with contract_server(LIBERO) as (url, contract):
+        proc, actions = scenemem(tmp_path, url, "--policy-arg", "preset=libero",
+                                 "--max_steps", "10", "--env_factory", RECORDING)
+    assert proc.returncode == 0, proc.stderr
+    assert contract.violations == []
+    records = recorded(tmp_path)
+    assert len(records) == 2 and all(r["error"] is None and r["steps"] == 10 for r in records)
+    assert len(actions) == 20 and all(len(a) == 12 for a in actions)
+    arm = [(j + 1) / 10 * (-1) ** j for j in range(6)]
+    for i, action in enumerate(actions):
+        assert np.allclose(action[:6], arm, atol=1e-6)  # eef delta: the arm part
+        assert action[6] == 0.0  # torso held
+        assert action[7:10] == [0.0, 0.0, 0.0]  # base held
+        assert action[10] == GRIPPER["libero"][i // 5 % 2]  # the gripper part
+        assert action[11] == -1.0  # mode: arm
+    # robosuite renders OpenGL frames (rows bottom-up): turned 180 degrees, as openpi's client
+    want = image_tools.resize_with_pad(start["agentview_image"][::-1, ::-1], 224, 224)
+    got = contract.requests[0]["observation/image"].astype(int)
+    assert np.abs(got - want).mean() < 1.0
+    assert records[0]["policy_info"]["image_convention"] == "opengl"
+    assert records[0]["policy_info"]["image_flips"]["observation/image"] == "rot180"
+    assert records[0]["policy_info"]["action_slots"] == [0, 1, 2, 3, 4, 5, 10]
 
 
 @pytest.mark.slow

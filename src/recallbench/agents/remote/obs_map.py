@@ -3,8 +3,10 @@ receives").
 
 A map names, per request key, the env observation it comes from:
 
-- ``images``: request key -> an env image (H x W x 3), optionally flipped (``rot180``, as
-  openpi's LIBERO client turns robosuite's images), resized with padding to ``image_size`` and
+- ``images``: request key -> an env image (H x W x 3), in the orientation the checkpoint was
+  trained on, stated relative to an upright frame (``flip``: LIBERO's is ``horizontal``, what
+  openpi's client makes of robosuite's OpenGL frames by turning them 180 degrees); the env's own
+  convention is undone first (``applied_flip``), resized with padding to ``image_size`` and
   sent as uint8 (``openpi_client.image_tools``, as openpi's own clients prepare images), H x W x
   C or C x H x W (``layout``);
 - ``state``: request key -> env vectors concatenated into one float32 vector, each optionally
@@ -33,6 +35,11 @@ STATE_KEYS = ("robot0_base_pos", "robot0_base_quat", "robot0_eef_pos", "robot0_e
               "robot0_gripper_qpos")
 FIELDS = ("images", "state", "pass", "prompt", "image_size")
 FLIPS = ("none", "rot180", "vertical", "horizontal")
+# each orientation as (rows reversed, columns reversed) of an upright frame: flips commute and
+# undo themselves, so composing two is the XOR of their bits
+_FLIP_BITS = {"none": (False, False), "vertical": (True, False), "horizontal": (False, True),
+              "rot180": (True, True)}
+CONVENTION_FLIPS = {"upright": "none", "opengl": "vertical"}  # an env's frame vs upright
 LAYOUTS = ("HWC", "CHW")
 STATE_TRANSFORMS = ("none", "axis_angle", "gripper_closed")
 PANDA_GRIPPER_OPEN = 0.08  # finger gap (|q0| + |q1|, m) of a fully open Panda gripper
@@ -73,17 +80,26 @@ class ObsMap:
     image_size: tuple[int, int] = (DEFAULT_IMAGE_SIZE, DEFAULT_IMAGE_SIZE)  # (height, width)
 
     def describe(self) -> dict[str, Any]:
-        """What the manifest records."""
+        """What the manifest records: image flips relative to an upright frame, and the flip
+        applied to an env's frame by its convention (each test's record says the env's)."""
         return {"images": {k: v.describe() for k, v in self.images.items()},
+                "applied_flips": {c: self.flips(c) for c in CONVENTION_FLIPS},
                 "state": {k: [v.describe() for v in vs] for k, vs in self.state.items()},
                 "pass": self.passed, "prompt": self.prompt, "image_size": list(self.image_size)}
 
-    def request(self, obs: dict[str, Any], instruction: str) -> dict[str, Any]:
-        """The request for these observations; a missing key, a wrong shape or dtype raises
-        ValueError in one line (the test fails with it)."""
+    def flips(self, convention: str) -> dict[str, str]:
+        """Request image key -> the flip applied to an env frame stored in ``convention``."""
+        return {k: applied_flip(v.flip, convention) for k, v in self.images.items()}
+
+    def request(self, obs: dict[str, Any], instruction: str,
+                convention: str = "upright") -> dict[str, Any]:
+        """The request for these observations, from an env whose frames are stored in
+        ``convention``; a missing key, a wrong shape or dtype raises ValueError in one line
+        (the test fails with it)."""
         out: dict[str, Any] = {}
         for key, image in self.images.items():
-            _put(out, key, _image(_get(obs, image.source, key), image, self.image_size))
+            _put(out, key, _image(_get(obs, image.source, key), image, self.image_size,
+                                  applied_flip(image.flip, convention)))
         for key, parts in self.state.items():
             _put(out, key, np.concatenate([_vector(_get(obs, v.source, key), v) for v in parts]))
         names = [k for k, v in obs.items() if isinstance(v, np.ndarray)] \
@@ -122,7 +138,16 @@ def _get(obs: dict[str, Any], source: str, key: str) -> Any:
                      f"{sorted(obs)}")
 
 
-def _image(value: Any, spec: Image, size: tuple[int, int]) -> np.ndarray:
+def applied_flip(wanted: str, convention: str) -> str:
+    """The flip that turns an env frame stored in ``convention`` (``upright``, ``opengl``) into
+    the ``wanted`` orientation of an upright frame: LIBERO's ``horizontal`` is ``rot180`` of
+    robosuite's OpenGL frame (openpi's client) and a left-right flip of an upright one."""
+    a, b = _FLIP_BITS[wanted], _FLIP_BITS[CONVENTION_FLIPS[convention]]
+    bits = (a[0] != b[0], a[1] != b[1])
+    return next(name for name, value in _FLIP_BITS.items() if value == bits)
+
+
+def _image(value: Any, spec: Image, size: tuple[int, int], flip: str) -> np.ndarray:
     from openpi_client import image_tools
 
     source = spec.source
@@ -133,11 +158,11 @@ def _image(value: Any, spec: Image, size: tuple[int, int]) -> np.ndarray:
         raise ValueError(f"obs_map: {source!r} has dtype {image.dtype}, an image is uint8 or "
                          "float in [0, 1]")
     # turned before resizing, on the env's own frame (what openpi's LIBERO client does)
-    if spec.flip == "rot180":
+    if flip == "rot180":
         image = image[::-1, ::-1]
-    elif spec.flip == "vertical":
+    elif flip == "vertical":
         image = image[::-1]
-    elif spec.flip == "horizontal":
+    elif flip == "horizontal":
         image = image[:, ::-1]
     if image.shape[:2] != size:
         image = image_tools.resize_with_pad(image_tools.convert_to_uint8(image), *size)

@@ -270,6 +270,8 @@ class OpenpiPolicy(ServedPolicy):
         self._chunk: deque[np.ndarray] = deque()
         self._step = 0
         self._seed = 0
+        self._convention = "upright"  # the env's image convention, read at each test's start
+        self._layout: dict[str, tuple[int, int]] | None = None  # its action parts
 
     def reset(self, instruction: str, video_paths: list[str]) -> None:
         self.server_lost = None
@@ -284,8 +286,10 @@ class OpenpiPolicy(ServedPolicy):
     def get_action(self, env: Any) -> np.ndarray:
         action_dim = int(env.action_dim)
         if not self._chunk:
+            if self._step == 0:
+                self._read_env(env)
             obs = self._wanted(observations_of(env, self._step == 0))
-            request = self.settings.obs_map.request(obs, self._instruction)
+            request = self.settings.obs_map.request(obs, self._instruction, self._convention)
             request.update({STEP_KEY: self._step, ACTION_DIM_KEY: action_dim,
                             SEED_KEY: self._seed})
             if self._step == 0:
@@ -295,12 +299,40 @@ class OpenpiPolicy(ServedPolicy):
                      else f"the action map (preset {self.settings.preset}) takes")
             chunk = check_chunk(self._infer(request), actions.expected_width(action_dim), takes)
             try:
-                chunk = actions.apply(chunk, action_dim)
+                chunk = actions.apply(chunk, action_dim, self._layout)
             except ChunkError as exc:
                 raise ProtocolError(str(exc)) from None
             self._chunk.extend(chunk[: self.settings.replan_steps])
         self._step += 1
         return self._chunk.popleft()
+
+    def _read_env(self, env: Any) -> None:
+        """The env's image convention and, for a map placing its reply by named parts, its
+        action layout (``env_layout``), read at a test's first step."""
+        from recallbench.benchmarks.scenemem.env_layout import action_parts, image_convention
+
+        self._convention = image_convention(env)
+        self._layout = None
+        if self.settings.action_map.named:
+            try:
+                self._layout = action_parts(env)
+            except ValueError as exc:
+                raise ProtocolError(str(exc)) from None
+
+    def rollout_info(self) -> dict[str, Any]:
+        """What the test's record keeps: the env's image convention, the flip applied to each
+        request image, and the env slots the reply's columns went to."""
+        info: dict[str, Any] = {"image_convention": self._convention,
+                                "image_flips": self.settings.obs_map.flips(self._convention)}
+        actions = self.settings.action_map
+        if actions.width is not None:
+            try:
+                slots, held = actions.resolve(self._layout)
+            except ChunkError:
+                return info
+            info["action_slots"] = list(slots)
+            info["held"] = {str(k): v for k, v in sorted(held.items())}
+        return info
 
     def _wanted(self, obs: dict[str, Any]) -> dict[str, Any]:
         """Under the raw map, only the ``observation_keys`` a recallbench server's metadata

@@ -1,20 +1,24 @@
 """A checkpoint's conventions as data: named presets of an observation map and an action map,
 and the user's map file (``--policy-arg preset=NAME``, ``--policy-arg map=FILE``; docs/vla.md).
 
-An ``ActionMap`` puts each column of a reply chunk (H, width) into a slot of the env's action
-(H, env_dim); slots no column fills are held at a fixed value (base and torso still, the base
-mode flag set); a column may be binarised (DROID's gripper position: > 0.5 closes). The
-presets mirror the clients people serve checkpoints with:
+An ``ActionMap`` puts each column of a reply chunk (H, width) into a named part of the env's
+action (arm ``eef`` delta or arm ``joints``, ``gripper``, ``base``, ``torso``, ``mode``),
+resolved per env (``benchmarks.scenemem.env_layout``: the built-in world's declared layout,
+robosuite's composite-controller split indexes); parts no column fills are held at a fixed
+value (base and torso still, the base mode flag set); a column may be binarised (DROID's
+gripper position: > 0.5 closes). Images are stated in the orientation the checkpoint was
+trained on, relative to an upright frame (``obs_map.applied_flip``). The presets mirror the
+clients people serve checkpoints with:
 
 - ``robocasa``: the env's own 12-dim PandaOmron action, the default observation map (what
   ``openpi://`` always sent);
 - ``libero``: openpi's ``examples/libero/main.py`` and ``src/openpi/policies/libero_policy.py``:
-  two images turned 180 degrees, padded to 224, state 8 (eef pos, eef axis-angle, gripper qpos),
-  a (10, 7) reply (eef delta 6 + gripper) into the arm's slots of the 12-dim action;
+  two images as openpi's client makes them (robosuite's OpenGL frame turned 180 degrees: an
+  upright frame mirrored left-right), padded to 224, state 8 (eef pos, eef axis-angle, gripper
+  qpos), a (10, 7) reply: eef delta 6 into ``eef``, gripper 1 into ``gripper``;
 - ``droid``: openpi's ``examples/droid/main.py`` and ``src/openpi/policies/droid_policy.py``:
-  ``joint_position`` (7) and ``gripper_position`` (1), a (15, 8) reply (joint velocity 7 +
-  gripper) into a 7-joint arm's joint controller (robosuite's PandaOmron with a joint
-  ``controller_configs``: 13 actions, arm 0..6, torso 7, base 8..10, gripper 11, mode 12).
+  ``joint_position`` (7) and ``gripper_position`` (1), a (15, 8) reply: joint velocity 7 into
+  ``joints`` (robosuite's PandaOmron with a joint ``controller_configs``), gripper 1.
 """
 
 from __future__ import annotations
@@ -34,9 +38,10 @@ from recallbench.agents.remote.obs_map import (
     parse_obs_map,
     read_map_file,
 )
+from recallbench.benchmarks.scenemem.env_layout import PARTS
 
 MAP_FIELDS = (*FIELDS, "preset", "actions")
-ACTION_FIELDS = ("width", "env_dim", "slots", "held", "binarize", "clip")
+ACTION_FIELDS = ("width", "env_dim", "slots", "parts", "held", "binarize", "clip")
 
 
 class ChunkError(RuntimeError):
@@ -45,42 +50,90 @@ class ChunkError(RuntimeError):
 
 @dataclass(frozen=True)
 class ActionMap:
-    """Reply columns -> env action slots. ``width`` None: the reply is the env's action as is."""
+    """Reply columns -> env action slots. ``width`` None: the reply is the env's action as is.
+
+    ``parts``: the reply's columns in order fill named parts of the env's action (``eef``,
+    ``joints``, ``gripper``, ``base``, ``torso``, ``mode``: ``env_layout``), each (part, count)
+    its part's first ``count`` slots, resolved per env; else ``slots``: one env index per
+    column. ``held``: a part name (all its slots) or an index -> a fixed value."""
 
     width: int | None = None
     env_dim: int | None = None
     slots: tuple[int, ...] = ()
-    held: dict[int, float] = field(default_factory=dict)
+    held: dict[int | str, float] = field(default_factory=dict)
     binarize: dict[int, float] = field(default_factory=dict)  # column -> threshold (-> +1/-1)
     clip: bool = False
+    parts: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def named(self) -> bool:
+        """Whether the map places its columns by the env's named parts."""
+        return bool(self.parts) or any(isinstance(k, str) for k in self.held)
 
     def describe(self) -> dict[str, Any]:
         if self.width is None:
             return {"width": "env"}
-        return {"width": self.width, "env_dim": self.env_dim, "slots": list(self.slots),
+        placed: dict[str, Any] = ({"parts": dict(self.parts)} if self.parts
+                                  else {"slots": list(self.slots)})
+        return {"width": self.width, "env_dim": self.env_dim, **placed,
                 "held": {str(k): v for k, v in self.held.items()},
                 "binarize": {str(k): v for k, v in self.binarize.items()}, "clip": self.clip}
 
     def expected_width(self, env_dim: int) -> int:
         return env_dim if self.width is None else self.width
 
-    def apply(self, chunk: np.ndarray, env_dim: int) -> np.ndarray:
-        """The chunk (H, width) as env actions (H, env_dim)."""
+    def resolve(self, layout: dict[str, tuple[int, int]] | None
+                ) -> tuple[tuple[int, ...], dict[int, float]]:
+        """The env slot of each column and the held slots, on an env with ``layout`` (part ->
+        (start, end)); ChunkError when the env has no such part or too few slots in it."""
+        if not self.named:
+            return self.slots, {int(k): v for k, v in self.held.items()}
+        layout = layout or {}
+        slots: list[int] = []
+        for part, count in self.parts:
+            start, end = _part(layout, part)
+            if count > end - start:
+                raise ChunkError(f"the action map puts {count} columns into the env's {part} "
+                                 f"part, which has {end - start}")
+            slots.extend(range(start, start + count))
+        held: dict[int, float] = {}
+        for key, value in self.held.items():
+            if isinstance(key, int):
+                held[key] = value
+            elif key in layout:  # an env without that part (no torso): nothing to hold
+                held.update(dict.fromkeys(range(*layout[key]), value))
+        return tuple(slots), held
+
+    def apply(self, chunk: np.ndarray, env_dim: int,
+              layout: dict[str, tuple[int, int]] | None = None) -> np.ndarray:
+        """The chunk (H, width) as env actions (H, env_dim), on an env with ``layout``."""
         if self.width is None:
             return chunk
         if self.env_dim is not None and env_dim != self.env_dim:
             raise ChunkError(f"the action map fills a {self.env_dim}-dim env action, the env's "
                              f"is {env_dim}-dim")
+        slots, held = self.resolve(layout)
+        if max((*slots, *held), default=-1) >= env_dim:
+            raise ChunkError(f"the action map fills slots up to {max((*slots, *held))}, the "
+                             f"env's action is {env_dim}-dim")
         out = np.zeros((chunk.shape[0], env_dim))
-        for slot, value in self.held.items():
+        for slot, value in held.items():
             out[:, slot] = value
         cols = chunk.copy()
         for col, threshold in self.binarize.items():
             cols[:, col] = np.where(cols[:, col] > threshold, 1.0, -1.0)
         if self.clip:
             cols = np.clip(cols, -1.0, 1.0)
-        out[:, list(self.slots)] = cols
+        out[:, list(slots)] = cols
         return out
+
+
+def _part(layout: dict[str, tuple[int, int]], part: str) -> tuple[int, int]:
+    if part not in layout:
+        has = ", ".join(f"{k} {s}..{e - 1}" for k, (s, e) in layout.items())
+        raise ChunkError(f"the action map fills the env's {part} part; the env's action has "
+                         f"{has or 'no named parts'}")
+    return layout[part]
 
 
 @dataclass(frozen=True)
@@ -93,16 +146,18 @@ class Preset:
 
 
 FRONT = "robot0_agentview_left_image|agentview_image"  # RoboCasa's name, else robosuite's
-HELD_BASE_12 = {7: 0.0, 8: 0.0, 9: 0.0, 10: 0.0, 11: -1.0}  # base 3, torso, mode -1 (arm)
+HELD: dict[int | str, float] = {"base": 0.0, "torso": 0.0, "mode": -1.0}  # still; mode: arm
 PRESETS = {
     "robocasa": Preset(DEFAULT, ActionMap(), 5, "docs/world.md (RoboCasa's PandaOmron action)"),
     "libero": Preset(
-        ObsMap(images={"observation/image": Image(FRONT, "rot180"),
-                       "observation/wrist_image": Image("robot0_eye_in_hand_image", "rot180")},
+        # trained on robosuite's OpenGL frames turned 180 degrees: upright ones mirrored
+        ObsMap(images={"observation/image": Image(FRONT, "horizontal"),
+                       "observation/wrist_image": Image("robot0_eye_in_hand_image",
+                                                        "horizontal")},
                state={"observation/state": [Vector("robot0_eef_pos"),
                                             Vector("robot0_eef_quat", "axis_angle"),
                                             Vector("robot0_gripper_qpos")]}),
-        ActionMap(7, 12, tuple(range(7)), HELD_BASE_12), 5,
+        ActionMap(7, held=HELD, parts=(("eef", 6), ("gripper", 1))), 5,
         "openpi examples/libero/main.py, src/openpi/policies/libero_policy.py"),
     "droid": Preset(
         ObsMap(images={"observation/exterior_image_1_left": Image(FRONT),
@@ -110,8 +165,8 @@ PRESETS = {
                state={"observation/joint_position": [Vector("robot0_joint_pos")],
                       "observation/gripper_position": [Vector("robot0_gripper_qpos",
                                                               "gripper_closed")]}),
-        ActionMap(8, 13, (0, 1, 2, 3, 4, 5, 6, 11), {7: 0.0, 8: 0.0, 9: 0.0, 10: 0.0, 12: -1.0},
-                  {7: 0.5}, clip=True), 8,
+        ActionMap(8, held=HELD, binarize={7: 0.5}, clip=True,
+                  parts=(("joints", 7), ("gripper", 1))), 8,
         "openpi examples/droid/main.py, src/openpi/policies/droid_policy.py",
         needs="a 7-joint arm with a joint controller (robosuite PandaOmron with a JOINT_VELOCITY "
               "or JOINT_POSITION arm in env_kwargs.controller_configs)"),
@@ -164,38 +219,56 @@ def parse_actions(data: Any, flag: str) -> ActionMap:
     if env_dim is not None and not _int(env_dim, 1):
         raise ValueError(f"{where}.env_dim must be an integer >= 1 (the env's action size)")
     top = env_dim if env_dim is not None else 1024
-    slots = data.get("slots", list(range(width)))
-    if not (isinstance(slots, list) and len(slots) == width and all(_int(s, 0, top - 1)
-                                                                    for s in slots)
-            and len(set(slots)) == width):
+    parts = _parts(data.get("parts"), width, where) if "parts" in data else ()
+    if parts and "slots" in data:
+        raise ValueError(f"{where}: give slots (env indexes) or parts (named), not both")
+    slots = data.get("slots", [] if parts else list(range(width)))
+    if not parts and not (isinstance(slots, list) and len(slots) == width
+                          and all(_int(s, 0, top - 1) for s in slots)
+                          and len(set(slots)) == width):
         raise ValueError(f"{where}.slots must list {width} distinct env action indexes "
                          f"(0..{top - 1}), one per reply column")
-    held = _numbers(data.get("held", {}), f"{where}.held", top - 1)
-    if set(held) & set(slots):
-        raise ValueError(f"{where}.held names slots the reply fills: "
-                         f"{sorted(set(held) & set(slots))}")
-    binarize = _numbers(data.get("binarize", {}), f"{where}.binarize", width - 1)
+    held = _numbers(data.get("held", {}), f"{where}.held", top - 1, named=True)
+    filled = set(held) & ({*slots} | {p for p, _ in parts})
+    if filled:
+        raise ValueError(f"{where}.held names slots the reply fills: {sorted(filled, key=str)}")
+    binarize = {int(k): v for k, v in
+                _numbers(data.get("binarize", {}), f"{where}.binarize", width - 1).items()}
     clip = data.get("clip", False)
     if not isinstance(clip, bool):
         raise ValueError(f"{where}.clip must be true or false")
-    return ActionMap(width, env_dim, tuple(slots), held, binarize, clip)
+    return ActionMap(width, env_dim, tuple(slots), held, binarize, clip, parts)
+
+
+def _parts(value: Any, width: int, where: str) -> tuple[tuple[str, int], ...]:
+    """``parts``: a table part -> column count, in the reply's column order, summing to width."""
+    if not (isinstance(value, dict) and value and set(value) <= set(PARTS)
+            and all(_int(n, 1) for n in value.values())
+            and sum(value.values()) == width):
+        raise ValueError(f"{where}.parts must be a table of part -> column count (parts: "
+                         f"{', '.join(PARTS)}), in the reply's column order, summing to "
+                         f"width {width}")
+    return tuple((str(k), int(n)) for k, n in value.items())
 
 
 def _int(value: Any, low: int, high: int = 1024) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
-def _numbers(value: Any, where: str, top: int) -> dict[int, float]:
-    """A table of index (as text: JSON and TOML keys are strings) -> number."""
+def _numbers(value: Any, where: str, top: int, named: bool = False) -> dict[int | str, float]:
+    """A table of index (as text: JSON and TOML keys are strings), or of part name when
+    ``named``, -> number."""
     if not isinstance(value, dict):
         raise ValueError(f"{where} must be a table of index -> number")
-    out = {}
+    out: dict[int | str, float] = {}
     for key, number in value.items():
-        if not (str(key).isdigit() and int(key) <= top and isinstance(number, (int, float))
+        index = str(key).isdigit() and int(key) <= top
+        if not ((index or (named and key in PARTS)) and isinstance(number, (int, float))
                 and not isinstance(number, bool) and np.isfinite(number)):
-            raise ValueError(f"{where}: {key!r} = {number!r}: keys are indexes 0..{top}, "
-                             "values finite numbers")
-        out[int(key)] = float(number)
+            keys = f"indexes 0..{top}" + (f" or parts ({', '.join(PARTS)})" if named else "")
+            raise ValueError(f"{where}: {key!r} = {number!r}: keys are {keys}, values finite "
+                             "numbers")
+        out[int(key) if index else str(key)] = float(number)
     return out
 
 

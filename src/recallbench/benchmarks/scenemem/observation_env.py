@@ -1,5 +1,6 @@
 """``--observation-only``: the env a policy sees holds only what the card promises a policy
-needs, the observations, ``action_dim`` and the action spec (docs/vla.md).
+needs, the observations, ``action_dim`` and the action spec, and how to read them: the image
+convention and the action's named parts (``env_layout``; docs/vla.md).
 
 The live env also exposes the answer (``env.world_meta[...]['initial_location']``, every body
 pose in ``env.sim``); a policy that reaches for it fails its test saying so. The harness keeps
@@ -12,7 +13,10 @@ from typing import Any
 
 import numpy as np
 
-OFFERED = ("_get_observations", "get_observations", "action_dim", "action_spec")
+from recallbench.benchmarks.scenemem.env_layout import action_parts, image_convention
+
+OFFERED = ("_get_observations", "get_observations", "action_dim", "action_spec",
+           "image_convention", "action_parts")
 # What the console says of a run made without --observation-only (its manifest and summary.json
 # record policy_simulator_access: true).
 SIMULATOR_ACCESS_NOTE = ("policy had simulator access (a card-interface policy given the live "
@@ -26,7 +30,8 @@ class SimulatorAccessError(AttributeError):
 
 class ObservationOnlyEnv:
     """A proxy over the live env: ``_get_observations()`` (robosuite's name; also
-    ``get_observations``), ``action_dim`` and ``action_spec``; everything else is refused."""
+    ``get_observations``), ``action_dim``, ``action_spec``, ``image_convention`` and
+    ``action_parts``; everything else is refused."""
 
     __slots__ = ("_env",)
 
@@ -45,6 +50,14 @@ class ObservationOnlyEnv:
             ones = np.ones(self.action_dim)
             return -ones, ones
         return spec
+
+    @property
+    def image_convention(self) -> str:
+        return image_convention(self._env)
+
+    @property
+    def action_parts(self) -> dict[str, tuple[int, int]]:
+        return action_parts(self._env)
 
     def _get_observations(self, force_update: bool = False) -> dict[str, np.ndarray]:
         if force_update:
