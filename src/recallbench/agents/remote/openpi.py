@@ -319,20 +319,24 @@ class OpenpiPolicy(ServedPolicy):
             except ValueError as exc:
                 raise ProtocolError(str(exc)) from None
 
-    def rollout_info(self) -> dict[str, Any]:
-        """What the test's record keeps: the env's image convention, the flip applied to each
-        request image, and the env slots the reply's columns went to."""
-        info: dict[str, Any] = {"image_convention": self._convention,
-                                "image_flips": self.settings.obs_map.flips(self._convention)}
+    def rollout_info(self) -> dict[str, Any] | None:
+        """What the test's record keeps of the maps it applied: the env's image convention and
+        the flip applied to each request image (when images are sent), and the env slots the
+        reply's columns went to (when an action map places them); None when neither applies, so
+        a pass-through run records what the in-process policy records."""
+        info: dict[str, Any] = {}
+        if self.settings.obs_map.images:
+            info = {"image_convention": self._convention,
+                    "image_flips": self.settings.obs_map.flips(self._convention)}
         actions = self.settings.action_map
         if actions.width is not None:
             try:
                 slots, held = actions.resolve(self._layout)
             except ChunkError:
-                return info
+                return info or None
             info["action_slots"] = list(slots)
             info["held"] = {str(k): v for k, v in sorted(held.items())}
-        return info
+        return info or None
 
     def _wanted(self, obs: dict[str, Any]) -> dict[str, Any]:
         """Under the raw map, only the ``observation_keys`` a recallbench server's metadata

@@ -189,6 +189,8 @@ def _policy_info(policy: Any) -> tuple[dict[str, Any] | None, str | None]:
         json.dumps(info, allow_nan=False)
     except Exception as exc:
         return None, _describe("policy.rollout_info", exc)
+    if info is None:  # nothing to report for this rollout
+        return None, None
     if not isinstance(info, dict):
         return None, f"policy.rollout_info returned {type(info).__name__}, expected dict"
     return info, None
