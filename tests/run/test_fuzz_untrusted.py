@@ -234,9 +234,10 @@ def test_score_and_view_survive_damaged_run_folders(pristine_run, tmp_path, caps
             code = main([command, str(run)])
             out = "".join(capsys.readouterr())
             context = (round_, what, command, out[-600:])
-            assert code in (0, 2), context
+            # 1: a run with no case left to score (the damage emptied its log) achieved nothing
+            assert code in (0, 1, 2), context
             assert "internal error" not in out and "Traceback" not in out, context
-            if code == 2:
+            if code in (1, 2):
                 errors = [line for line in out.splitlines() if ": error: " in line]
                 assert len(errors) == 1 and str(run) in squash(errors[0]), context
             if kept is not None:  # never a lost record

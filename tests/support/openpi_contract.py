@@ -8,16 +8,14 @@ so a test can find them in the env's applied actions."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from support.policy_server import free_port
+from support.hostile_server import threaded_server
 
 
 @dataclass
@@ -63,11 +61,8 @@ DROID = ("droid", ("observation/exterior_image_1_left", "observation/wrist_image
 def contract_server(spec: tuple[Any, ...]) -> Iterator[tuple[str, Contract]]:
     """Yields ``(ws://127.0.0.1:PORT, contract)`` for LIBERO or DROID."""
     from openpi_client import msgpack_numpy
-    from websockets.asyncio.server import serve
 
     contract = Contract(*spec)
-    ready, port = threading.Event(), free_port()
-    done: list[asyncio.Event] = []
 
     async def handler(ws):  # type: ignore[no-untyped-def]
         await ws.send(msgpack_numpy.packb({"config": f"pi05_{contract.name}"}))
@@ -89,18 +84,5 @@ def contract_server(spec: tuple[Any, ...]) -> Iterator[tuple[str, Contract]]:
                 await ws.send(msgpack_numpy.packb(
                     {"actions": contract.reply(len(contract.requests) - 1)}))
 
-    async def main() -> None:
-        done.append(asyncio.Event())
-        async with serve(handler, "127.0.0.1", port, compression=None, max_size=None):
-            ready.set()
-            await done[0].wait()
-
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
-    thread.start()
-    assert ready.wait(10), "the contract server did not start"
-    try:
-        yield f"ws://127.0.0.1:{port}", contract
-    finally:
-        loop.call_soon_threadsafe(done[0].set)
-        thread.join(10)
+    with threaded_server(handler) as url:
+        yield url, contract
