@@ -4,7 +4,6 @@ send; and OpenpiPolicy against a server that answers garbage."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from websockets.sync.client import connect
 
 from recallbench.agents.remote import PolicyServerLost, RemotePolicy, RemotePolicyError
 from recallbench.agents.remote.wire import pack, unpack
+from support.hostile_server import threaded_server
 from support.policy_server import free_port, start_server, stop
 
 openpi_client = pytest.importorskip("openpi_client")
@@ -174,33 +174,15 @@ def test_a_reply_too_big_to_send_is_an_error_text_not_a_dropped_connection():
 def ws_server(greet: bool, replies: list[bytes]) -> Iterator[str]:
     """A real WebSocket server on loopback that greets like openpi (or stays silent), then
     answers each request with the next canned reply."""
-    from websockets.asyncio.server import serve
-
-    ready = threading.Event()
-    port = free_port()
-    stop_event: list[asyncio.Event] = []
-
     async def handler(ws):  # type: ignore[no-untyped-def]
         if greet:
             await ws.send(pack({"server": "garbage"}))
         async for _ in ws:
             await ws.send(replies.pop(0))
 
-    async def main() -> None:
-        stop_event.append(asyncio.Event())
-        async with serve(handler, "127.0.0.1", port):
-            ready.set()
-            await stop_event[0].wait()
-
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
-    thread.start()
-    ready.wait(10)
-    try:
-        yield f"openpi://127.0.0.1:{port}"
-    finally:
-        loop.call_soon_threadsafe(stop_event[0].set)
-        thread.join(10)
+    # websockets' own default message limit (1 MiB), as the server here had before
+    with threaded_server(handler, max_size=2**20) as url:
+        yield url.replace("ws://", "openpi://", 1)
 
 
 @pytest.fixture
