@@ -17,6 +17,7 @@ import numpy as np
 
 from recallbench.world import fixtures as fx
 from recallbench.world import furniture as fu
+from recallbench.world.asset_store import use_store
 from recallbench.world.furnish import furnish
 from recallbench.world.kitchen import KitchenRun, Placed, build_kitchen, fixture_y, fixture_z
 from recallbench.world.layout import WALL_HEIGHT, WALL_THICKNESS, Layout, Room, plan_layout
@@ -291,6 +292,7 @@ def _wrap(a: float) -> float:
 def _settle_and_key(spec: mujoco.MjSpec, start_pose: Sequence[float]) -> str:
     """Compile, put the robot at its start pose, let objects settle, store that as keyframe
     'start' (so mj_resetDataKeyframe gives the ready world), and return the XML."""
+    use_store(spec)
     model = spec.compile()
     data = mujoco.MjData(model)
     _apply_robot_home(model, data, start_pose)

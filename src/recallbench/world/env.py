@@ -4,8 +4,7 @@ Three ways to act: ``step(action)`` with RoboCasa PandaOmron's 12-dim layout at 
 ``step_discrete(a)`` with FindingDory's STOP / MOVE_FORWARD / TURN_LEFT / TURN_RIGHT on the
 navigation grid, and ``teleport(pose)``. SceneMem's loading steps work as on robosuite:
 ``set_ep_meta``, ``reset``, ``reset_from_xml_string(edit_model_xml(xml))``, ``sim.reset``,
-``sim.set_state_from_flattened``, ``sim.forward``.
-"""
+``sim.set_state_from_flattened``, ``sim.forward``."""
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ import gymnasium as gym  # noqa: E402
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
+from recallbench.world.asset_store import model_from_xml  # noqa: E402
 from recallbench.world.builder import KINDS, build_world  # noqa: E402
 from recallbench.world.controls import arm_targets, clipped_action  # noqa: E402
 from recallbench.world.observations import (  # noqa: E402
@@ -127,7 +127,7 @@ class HomeEnv(gym.Env):
     def _load(self, xml: str, meta: dict) -> None:
         self.xml = xml
         self.world_meta = meta
-        self.model = mujoco.MjModel.from_xml_string(xml)
+        self.model = model_from_xml(xml)
         self.data = mujoco.MjData(self.model)
         m = self.model
         self.n_substeps = max(1, round(1.0 / (self.control_freq * m.opt.timestep)))

@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from recallbench.errors import InputError, SuiteRefusal
+from recallbench.world.asset_store import is_store_name
 
 _ASSET_DIR = {"mesh": "meshdir", "skin": "meshdir", "hfield": "meshdir", "texture": "texturedir"}
 _COMPILER_DIRS = ("meshdir", "texturedir", "assetdir")
@@ -119,6 +120,8 @@ def _check_tree(
             bases = dirs.get(_ASSET_DIR.get(element.tag, ""), []) + dirs.get("assetdir", [])
             if element.tag == "include":
                 bases = []
+            elif not bases and is_store_name(value):
+                continue  # recallbench's own asset, served from memory: no file is read
             if os.path.isabs(value):
                 paths = [value]
             elif bases:
