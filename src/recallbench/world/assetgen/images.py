@@ -23,7 +23,9 @@ def value_noise(shape: tuple[int, int], cells: int, rng: np.random.Generator) ->
 def fractal_noise(shape: tuple[int, int], rng: np.random.Generator,
                   octaves: tuple[int, ...] = (4, 8, 16, 32)) -> np.ndarray:
     """Sum of value noise at several scales, normalised to [0, 1]."""
-    total = sum(value_noise(shape, c, rng) / (i + 1) for i, c in enumerate(octaves))
+    total = np.zeros(shape, np.float32)
+    for i, cells in enumerate(octaves):
+        total += value_noise(shape, cells, rng) / (i + 1)
     lo, hi = float(np.min(total)), float(np.max(total))
     return (total - lo) / max(hi - lo, 1e-6)
 
