@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from recallbench.errors import InputError
+from recallbench.world.asset_store import model_from_xml
 from recallbench.world.builder import build_world
 from recallbench.world.env import HomeEnv, make_env
 from recallbench.world.io import load_world, read_world, save_world
@@ -54,7 +55,7 @@ def test_same_seed_same_xml_and_style_only_recolours():
 
 def test_metadata_names_resolve_in_the_model():
     built = build_world(3, 0, "home")
-    model = mujoco.MjModel.from_xml_string(built.xml)
+    model = model_from_xml(built.xml)
     meta = built.meta
     assert "kitchen" in {r["type"] for r in meta["rooms"]} and len(meta["rooms"]) >= 4
     assert {f["type"] for f in meta["fixtures"]} >= SCENEMEM_TYPES | {"drawer"}
@@ -90,7 +91,7 @@ def test_metadata_names_resolve_in_the_model():
 
 
 def test_head_camera_matches_findingdory():
-    model = mujoco.MjModel.from_xml_string(build_world(0, 0, "kitchen").xml)
+    model = model_from_xml(build_world(0, 0, "kitchen").xml)
     cam = model.camera("robot0_head")
     hfov = 2 * math.degrees(math.atan(math.tan(math.radians(cam.fovy[0]) / 2) * 0.75))
     assert hfov == pytest.approx(43.0, abs=0.01)

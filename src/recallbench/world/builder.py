@@ -18,6 +18,16 @@ import numpy as np
 from recallbench.world import fixtures as fx
 from recallbench.world import furniture as fu
 from recallbench.world.asset_store import use_store
+from recallbench.world.finishes import (
+    WHITE,
+    Finishes,
+    add_furniture_materials,
+    choose_finishes,
+    dress_backsplash,
+    floor_material,
+    wall_box,
+    wall_material,
+)
 from recallbench.world.furnish import furnish
 from recallbench.world.kitchen import KitchenRun, Placed, build_kitchen, fixture_y, fixture_z
 from recallbench.world.layout import WALL_HEIGHT, WALL_THICKNESS, Layout, Room, plan_layout
@@ -66,8 +76,11 @@ def _setup(spec: mujoco.MjSpec, st: Style) -> None:
     spec.visual.quality.numslices = 16
     spec.visual.quality.numstacks = 8
     spec.visual.quality.numquads = 1
-    spec.visual.headlight.ambient = [0.45, 0.45, 0.45]
-    spec.visual.headlight.diffuse = [0.35, 0.35, 0.35]
+    # a modest headlight (surfaces facing the camera read brighter) under two directional lights
+    # from different sides, so each wall orientation, the floor and furniture faces get their own
+    # shade (MuJoCo lights per vertex: orientation is what gives depth)
+    spec.visual.headlight.ambient = [0.38, 0.38, 0.38]
+    spec.visual.headlight.diffuse = [0.3, 0.3, 0.3]
     spec.visual.headlight.specular = [0.0, 0.0, 0.0]
     spec.visual.map.znear = 0.01
     spec.stat.extent = 10.0
@@ -80,39 +93,35 @@ def _setup(spec: mujoco.MjSpec, st: Style) -> None:
     )
     tex.rgb1 = [0.85, 0.9, 0.95]
     tex.rgb2 = [0.6, 0.65, 0.7]
-    light = spec.worldbody.add_light(name="sun", pos=[0, 0, 10], dir=[0.3, 0.2, -1.0],
+    light = spec.worldbody.add_light(name="sun", pos=[0, 0, 10], dir=[0.5, 0.1, -0.86],
                                      castshadow=True)
     make_directional(light)
-    light.diffuse = [0.55, 0.55, 0.52]
+    light.diffuse = [0.5, 0.5, 0.47]
     light.specular = [0.05, 0.05, 0.05]
+    fill = spec.worldbody.add_light(name="fill", pos=[0, 0, 10], dir=[-0.3, -0.7, -0.65],
+                                    castshadow=False)
+    make_directional(fill)
+    fill.diffuse = [0.2, 0.21, 0.24]
+    fill.specular = [0.0, 0.0, 0.0]
 
 
-def _rooms_and_walls(spec: mujoco.MjSpec, layout: Layout, st: Style) -> None:
-    """One floor box per room, one box per wall segment."""
+def _rooms_and_walls(spec: mujoco.MjSpec, layout: Layout, st: Style, fin: Finishes) -> None:
+    """One textured floor box per room, one textured (turned) box per wall segment."""
     world = spec.worldbody
     for room in layout.rooms:
         x0, y0, x1, y1 = room.bounds
-        rgba = st.floors.get(room.type, (0.6, 0.6, 0.6, 1))
         box(
             world,
             f"floor_{room.name}",
             ((x0 + x1) / 2, (y0 + y1) / 2, -0.01),
             ((x1 - x0) / 2, (y1 - y0) / 2, 0.01),
-            rgba,
+            WHITE,
             STATIC,
+            material=floor_material(spec, fin.floors[room.name]),
         )
-    h = WALL_THICKNESS / 2
-    for k, (x0, y0, x1, y1) in enumerate(layout.walls):
-        hx = (x1 - x0) / 2 + h
-        hy = (y1 - y0) / 2 + h
-        box(
-            world,
-            f"wall_{k}",
-            ((x0 + x1) / 2, (y0 + y1) / 2, WALL_HEIGHT / 2),
-            (hx, hy, WALL_HEIGHT / 2),
-            st.wall,
-            STATIC,
-        )
+    wall_mat = wall_material(spec, fin.wall)
+    for k, seg in enumerate(layout.walls):
+        wall_box(world, f"wall_{k}", seg, WALL_THICKNESS, WALL_HEIGHT, wall_mat, st.wall)
 
 
 def _grasp_welds(spec: mujoco.MjSpec, targets: list[str]) -> None:
@@ -142,13 +151,16 @@ def build_world(
     rng = np.random.default_rng([seed, KINDS.index(kind)])
     st = get_style(style)
     layout = plan_layout(rng, kitchen_only=(kind == "kitchen"))
+    fin = choose_finishes(seed, style, [(r.name, r.type) for r in layout.rooms])
     spec = mujoco.MjSpec()
     _setup(spec, st)
-    _rooms_and_walls(spec, layout, st)
+    _rooms_and_walls(spec, layout, st, fin)
+    add_furniture_materials(spec, fin)
     slots: list[Slot] = []
     fixtures: list[fx.FixtureInfo] = []
     recs: list[Placed] = []
     run = build_kitchen(spec, rng, layout, st, slots, fixtures, recs)
+    dress_backsplash(spec, fin.backsplash)
     # the whole run plus a working lane in front counts as occupied for furniture placement
     c0, c1 = run.at((0, 0, 0)), run.at((run.length, 0.62 + 1.9, 0))
     block = (min(c0[0], c1[0]), min(c0[1], c1[1]), max(c0[0], c1[0]), max(c0[1], c1[1]))
