@@ -8,7 +8,7 @@ import json
 from recallbench.world.asset_store import ASSET_ROOT, MANIFEST
 
 # Each family module has ``generate(out_dir) -> {file: manifest entry}``.
-FAMILIES: tuple[str, ...] = ()
+FAMILIES: tuple[str, ...] = ("rooms",)
 LICENCE = "MIT (this project, see LICENSE)"
 
 
