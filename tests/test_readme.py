@@ -64,11 +64,11 @@ def test_readme_blocks_run_as_written(tmp_path):
     assert "memory_success %" in shown["scenemem"]
     comparison = json.loads((work / "runs/cmp/comparison.json").read_text())
     rows = [line for line in shown["compare"].splitlines() if line.startswith("│ ")]
-    for block in comparison["benchmarks"].values():
+    for bench, block in comparison["benchmarks"].items():
         for agent in block["agents"]:
             assert any(line.startswith(f"│ {agent['agent']} ") for line in rows), agent["agent"]
         for metric in shown_metrics(block):
-            assert f"{label(metric)} %" in shown["compare"], metric
+            assert f"{label(bench, metric)} %" in shown["compare"], metric
     for path in ("previews", "results.json", "results_run/summary.json", "runs/fd/summary.json",
                  "runs/fd_ll/runlog.jsonl", "runs/cmp/report.html"):
         assert (work / path).exists(), path

@@ -31,7 +31,7 @@ def test_the_chart_legend_names_colours_whiskers_and_the_privileged_mark(metrics
     legend = ax.get_legend()
     assert legend is not None  # one metric too: the whiskers and the mark need saying
     texts = [t.get_text() for t in legend.get_texts()]
-    assert [label(m) for m in metrics] == texts[:len(metrics)]
+    assert [label(bench, m) for m in metrics] == texts[:len(metrics)]
     assert any("95% interval" in t for t in texts), texts
     assert any(t.startswith(f"{PRIVILEGED_MARK} privileged") for t in texts), texts
     ticks = [t.get_text() for t in ax.get_xticklabels()]

@@ -53,7 +53,7 @@ def test_an_80_column_comparison_keeps_agent_names_and_every_metric(compared):
         in " ".join(text.split())
     assert not any(line.startswith(("│ blind *", "│ random *")) for line in table_lines)
     for metric in metrics:
-        assert f"{label(metric)} %" in text, (metric, text)
+        assert f"{label('findingdory', metric)} %" in text, (metric, text)
 
 
 def test_format_csv_and_json_give_the_rows_the_table_shows(compared):

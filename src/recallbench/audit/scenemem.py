@@ -21,7 +21,8 @@ from typing import Any
 
 from recallbench.agents.registry import NO_MEMORY_KINDS, known_kind
 from recallbench.audit.core import check, judge, rate
-from recallbench.benchmarks.scenemem.openings import METRICS, primary_metric, strict_value
+from recallbench.benchmarks.scenemem.metrics import METRIC_NAMES
+from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
 from recallbench.errors import InputError
 
 AGENTS = {
@@ -73,7 +74,7 @@ def _metric_block(records: list[dict[str, Any]], metric: str) -> dict[str, Any]:
 def agent_block(records: list[dict[str, Any]], primary: str) -> dict[str, Any]:
     """One policy's figures: ``overall``/``groups`` on the primary metric, both metrics in full,
     the mean number of other fixtures opened before success, and errored tests."""
-    blocks = {m: _metric_block(records, m) for m in METRICS}
+    blocks = {m: _metric_block(records, m) for m in METRIC_NAMES}
     before = [r["fixtures_opened_before_success"] for r in records
               if r.get("memory") and r.get("fixtures_opened_before_success") is not None]
     return {
@@ -127,7 +128,7 @@ def audit(suite_dir: Path, *, console: Any = None, workers: int = 1,
     mix = Counter(str(r.get("fixture_type")) for r in reference)
     report: dict[str, Any] = {
         "benchmark": "scenemem", "suite": str(suite_dir.resolve()), "n": len(reference),
-        "min_n": MIN_N, "metric": primary, "metrics": list(METRICS),
+        "min_n": MIN_N, "metric": primary, "metrics": list(METRIC_NAMES),
         "agents": {name: agent_block(records, primary) for name, records in runs.items()},
         "fixture_mix": {t: {"n": c, "share": c / len(reference)} for t, c in sorted(mix.items())},
         "max_steps": sorted({r.get("max_steps") for r in reference if r.get("max_steps")}),

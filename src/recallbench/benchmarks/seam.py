@@ -24,9 +24,13 @@ Row = dict[str, Any]
 
 @dataclass(frozen=True)
 class Metric:
+    """One metric, declared once: scoring, summary.json, tables, charts and the viewer read it."""
+
     name: str  # the key in rows and summaries, e.g. "hl_sr"
     label: str  # how tables and charts title it, e.g. "HL-SR"
     definition: str  # one sentence a reader can check a case against
+    na_reason: str | None = None  # why it can be n/a (None: it always has a value)
+    note: str | None = None  # a line under any table or chart that shows it
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class ScoreInput:
     scoring: str  # "published" or "official"
     suite: Any = None  # an already loaded suite, or None to load it from the manifest
     subset: bool = False  # score only recorded cases (else a planned, unrecorded case fails)
+    metrics: tuple[Metric, ...] = ()  # the benchmark's declared metrics (its own when empty)
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,6 @@ class Benchmark:
     case_keys: Callable[[Any], list[str]]  # a loaded suite's case keys, in run order
     score: Callable[[ScoreInput], list[Row]]  # one row per planned case
     no_answer: Callable[[Record], str | None]  # why a case got no answer at all, or None
-    na_reasons: Mapping[str, str] = field(default_factory=dict)  # metric -> why it can be n/a
     # the manifest fields a resumed run must share with the settings asked for
     run_settings: tuple[str, ...] = ()
     # figures beside the metrics for a comparison's note (e.g. mean steps to success)
@@ -100,6 +104,16 @@ class Benchmark:
 
     def definitions(self) -> dict[str, str]:
         return {m.name: m.definition for m in self.metrics}
+
+    @property
+    def na_reasons(self) -> dict[str, str]:
+        """metric -> why it can be n/a, for the metrics that can be."""
+        return {m.name: m.na_reason for m in self.metrics if m.na_reason}
+
+    def notes(self, shown: Iterable[str]) -> list[str]:
+        """The notes of the ``shown`` metrics, in declaration order."""
+        names = set(shown)
+        return [m.note for m in self.metrics if m.note and m.name in names]
 
 
 def first_error(record: Record) -> str | None:

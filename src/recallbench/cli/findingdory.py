@@ -52,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from recallbench.benchmarks.findingdory.options import OPTIONS
-    from recallbench.benchmarks.findingdory.scoring import METRICS
+    from recallbench.benchmarks.registry import get_benchmark
     from recallbench.cli.checks import check_agent_server
     from recallbench.cli.errors import print_warning, run_exit_status
     from recallbench.cli.execution import execution_settings, shard_of
@@ -82,78 +82,36 @@ def _run(args: argparse.Namespace) -> int:
     ctx = RunContext(execution=execution, console=console, resume=config.resume,
                      overwrite=config.overwrite, shard=shard)
     dirs, warnings = RUNNER.run_budgets(prepared, planned, Path(config.out), ctx)
+    metrics = get_benchmark("findingdory").metric_names()
     summaries = {k: score_run(d, scoring=config.scoring, suite=prepared.suite)
                  for k, d in dirs.items()}
     if config.frames_sweep and as_data(args):
         from recallbench.report.formats import summary_records, write_records
 
         write_records([{"frames": k, **r} for k, s in summaries.items()
-                       for r in summary_records(s, METRICS, ())], args.format)
+                       for r in summary_records(s, metrics, ())], args.format)
     elif config.frames_sweep:
         for k, summary in summaries.items():
             console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
     else:
-        show_summary(args, summaries[config.frames], METRICS, console, ("group", "category"))
+        show_summary(args, summaries[config.frames], metrics, console, ("group", "category"))
     for warning in warnings:  # cases left for --resume (a server or input that may recover)
         print_warning(warning)
     status = max(run_exit_status(summaries[k], dirs[k]) for k in dirs)
     return max(status, 1 if warnings else 0)
 
 
-def read_predictions(path: Path) -> dict[str, dict[str, Any]]:
-    """JSONL of {"id", "frame_indices"} or {"id", "response"} (optionally "offered_frames")."""
-    from recallbench.errors import InputError
-    from recallbench.io import parse_json
-
-    preds: dict[str, dict[str, Any]] = {}
-    lines: dict[str, int] = {}
-    if not path.is_file():
-        raise InputError(path, None, "predictions file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"byte {exc.start}", "not UTF-8 text (a binary file?)") from None
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        row = parse_json(line, path, f"line {n}")  # malformed, nested too deeply: one line
-        if not isinstance(row, dict) or "id" not in row:
-            raise InputError(path, f"line {n}: id", "missing")
-        if "frame_indices" not in row and "response" not in row:
-            raise InputError(path, f"line {n}", "needs frame_indices or response")
-        fi = row.get("frame_indices")
-        if fi is not None and not isinstance(fi, list):
-            raise InputError(path, f"line {n}: frame_indices", "expected a list")
-        offered = row.get("offered_frames")
-        if offered is not None and not (isinstance(offered, list) and all(
-            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in offered
-        )):
-            raise InputError(
-                path, f"line {n}: offered_frames", "expected a list of frame indices (ints >= 0)"
-            )
-        rid = str(row["id"])
-        if rid in preds:  # keeping either silently would score an arbitrary one
-            raise InputError(path, f"line {n}: id", f"duplicate id {rid!r} (line {lines[rid]})")
-        preds[rid], lines[rid] = row, n
-    return preds
-
-
 def _handle_score(args: argparse.Namespace) -> int:
+    """Predictions made elsewhere, scored by the report layer; this prints and writes."""
     from rich.console import Console
 
-    from recallbench.benchmarks.findingdory.data import load_suite, resolve_video
-    from recallbench.benchmarks.findingdory.evaluate import (
-        EpisodeCache,
-        offered_for,
-        score_records,
-    )
-    from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
+    from recallbench.benchmarks.findingdory.data import load_suite
+    from recallbench.benchmarks.registry import get_benchmark
     from recallbench.cli.checks import check_frames
     from recallbench.cli.errors import print_warning
-    from recallbench.errors import InputError
     from recallbench.io import write_json_atomic
-    from recallbench.report.aggregate import summarize
-    from recallbench.report.runs import _finite
+    from recallbench.report.findingdory_predictions import score_predictions
+    from recallbench.report.runs import finite
 
     if args.out:
         from recallbench.cli.outputs import check_output_file, is_summary_file
@@ -163,51 +121,20 @@ def _handle_score(args: argparse.Namespace) -> int:
     console = Console(stderr=as_data(args))
     suite = load_suite(args.score_data)
     check_frames(args.frames, suite.cases)
-    preds = read_predictions(Path(args.predictions))
-    if not preds:
-        raise InputError(args.predictions, None, "no predictions in the file")
-    unknown = sorted(set(preds) - {c.id for c in suite.cases})
-    if unknown:
-        raise InputError(args.predictions, "id", f"ids not in the data: {unknown[:5]}")
-    episodes = EpisodeCache(suite)
-    records = {}
-    for case in suite.cases:
-        if case.id not in preds:
-            continue  # scored as a failure (missing) unless --subset
-        p = preds[case.id]
-        offered = p.get("offered_frames")
-        if offered is None:
-            video = resolve_video(suite, case, None)
-            offered = offered_for(case, args.frames, video, episodes.get(case.ep_id))
-        records[case.id] = {
-            "key": case.id,
-            "offered_frames": offered,
-            "frame_indices": p.get("frame_indices"),
-            "response": p.get("response"),
-        }
-    rows = score_records(suite, records, scoring=args.scoring, subset=args.subset)
-    summary = summarize(rows, METRICS, na_reasons=NA_REASONS)
-    missing = len(suite.cases) - len(records)
-    summary.update(
-        scoring=args.scoring,
-        frames=args.frames,
-        cases_total=len(suite.cases),
-        cases_recorded=len(records),
-        cases_scored=len(rows),
-        missing=missing,
-        subset=args.subset,
-        predictions=str(args.predictions),
-    )
-    show_summary(args, summary, METRICS, console, ("group", "category"))
-    if missing:
+    summary = score_predictions(suite, args.predictions, frames=args.frames,
+                                scoring=args.scoring, subset=args.subset)
+    metrics = get_benchmark("findingdory").metric_names()
+    show_summary(args, summary, metrics, console, ("group", "category"))
+    if summary["missing"]:
         how = (
             "not scored (--subset)"
             if args.subset
             else "counted as failures (--subset scores only predicted cases)"
         )
-        print_warning(f"{missing} of {len(suite.cases)} cases have no prediction: {how}")
+        print_warning(f"{summary['missing']} of {len(suite.cases)} cases have no prediction: "
+                      f"{how}")
     if args.out:
-        write_json_atomic(args.out, _finite(summary))
+        write_json_atomic(args.out, finite(summary))
     return 0
 
 

@@ -11,15 +11,12 @@ from typing import Any
 
 from rich.console import Console
 
-from recallbench.benchmarks.registry import BENCHMARKS
+from recallbench.benchmarks import registry
+from recallbench.benchmarks.seam import Benchmark
 from recallbench.io import replace_atomic
 from recallbench.report.tables import fmt, interval_table
 from recallbench.report.viewer.sources import REASONS_SEP
 
-LABELS = {m.name: m.label for b in BENCHMARKS.values() for m in b.metrics}
-TITLES = {name: b.title for name, b in BENCHMARKS.items()}
-# Shown under a table or chart whose metrics are averaged over different instance sets.
-SUBSET_NOTE = "HL-SPL is averaged over single-goal instances only (the published definition)"
 # Beside a privileged agent's name (it reads ground truth), explained under the table.
 PRIVILEGED_MARK = "*"
 
@@ -40,8 +37,26 @@ def privileged_note(block: Mapping[str, Any]) -> str | None:
             f"({told})")
 
 
-def label(metric: str) -> str:
-    return LABELS.get(metric, metric)
+def _declared(bench: str) -> Benchmark | None:
+    """The benchmark a comparison names, or None when it is no longer installed."""
+    return registry.BENCHMARKS.get(bench)  # read now: a registry of this moment
+
+
+def title(bench: str) -> str:
+    declared = _declared(bench)
+    return declared.title if declared else bench
+
+
+def label(bench: str, metric: str) -> str:
+    """The metric's label as its benchmark declares it (its key when undeclared)."""
+    declared = _declared(bench)
+    return declared.labels().get(metric, metric) if declared else metric
+
+
+def metric_notes(bench: str, block: Mapping[str, Any]) -> list[str]:
+    """The declared notes of the metrics a benchmark's table or chart shows."""
+    declared = _declared(bench)
+    return declared.notes(shown_metrics(block)) if declared else []
 
 
 def shown_metrics(block: Mapping[str, Any]) -> list[str]:
@@ -50,10 +65,10 @@ def shown_metrics(block: Mapping[str, Any]) -> list[str]:
             if any((a["metrics"].get(m) or {}).get("value") is not None for a in block["agents"])]
 
 
-def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+def table_rows(bench: str, block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of a benchmark's table, as plain strings (shared by terminal and HTML)."""
     metrics = shown_metrics(block)
-    header = ["agent", "n", *(f"{label(m)} % [95% CI]" for m in metrics), "note"]
+    header = ["agent", "n", *(f"{label(bench, m)} % [95% CI]" for m in metrics), "note"]
     rows = []
     for a in block["agents"]:
         name = f"{a['agent']} {PRIVILEGED_MARK}" if a.get("privileged") else a["agent"]
@@ -77,11 +92,11 @@ def table_rows(block: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 def print_comparison(comparison: Mapping[str, Any], console: Console | None = None) -> None:
     console = console or Console()
     for bench, block in comparison["benchmarks"].items():
-        header, rows = table_rows(block)
-        notes = [privileged_note(block), SUBSET_NOTE if "hl_spl" in shown_metrics(block) else None]
+        header, rows = table_rows(bench, block)
+        notes = [privileged_note(block), *metric_notes(bench, block)]
         caption = "\n".join(n for n in notes if n) or None
-        title = f"{TITLES.get(bench, bench)}: {block['suite']}"
-        console.print(interval_table(title, header, rows, width=console.width, note_col=True,
+        heading = f"{title(bench)}: {block['suite']}"
+        console.print(interval_table(heading, header, rows, width=console.width, note_col=True,
                                      caption=caption))
 
 
@@ -125,7 +140,7 @@ def benchmark_figure(bench: str, block: Mapping[str, Any]) -> Any:
             lo.append(100 * (v - s["lo"]) if v is not None else 0.0)
             hi.append(100 * (s["hi"] - v) if v is not None else 0.0)
         pos = x + (k - (len(metrics) - 1) / 2) * width
-        bars = ax.bar(pos, vals, width * 0.95, yerr=[lo, hi], capsize=3, label=label(m))
+        bars = ax.bar(pos, vals, width * 0.95, yerr=[lo, hi], capsize=3, label=label(bench, m))
         for b, v, up in zip(bars, vals, hi, strict=True):
             if np.isnan(v):
                 continue
@@ -137,8 +152,8 @@ def benchmark_figure(bench: str, block: Mapping[str, Any]) -> Any:
     ax.set_xticklabels([f"{a['agent']}{' ' + PRIVILEGED_MARK if a.get('privileged') else ''}"
                         f"\n(n={a['n']})" for a in agents], fontsize=8)
     ax.set_ylim(0, 105)
-    ax.set_ylabel(("" if len(metrics) > 1 else label(metrics[0]) + " ") + "% (95% CI)")
-    ax.set_title(TITLES.get(bench, bench))
+    ax.set_ylabel(("" if len(metrics) > 1 else label(bench, metrics[0]) + " ") + "% (95% CI)")
+    ax.set_title(title(bench))
     handles: list[Any] = list(ax.get_legend_handles_labels()[0])
     handles.append(ax.errorbar([], [], yerr=[], fmt="none", ecolor="black", capsize=3,
                                label="95% interval (bootstrap)"))
@@ -149,7 +164,7 @@ def benchmark_figure(bench: str, block: Mapping[str, Any]) -> Any:
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               borderaxespad=0.0, frameon=False)
     ax.grid(axis="y", alpha=0.3)
-    if "hl_spl" in metrics:
-        ax.set_xlabel(SUBSET_NOTE, fontsize=7, color="dimgray")
+    if notes := metric_notes(bench, block):
+        ax.set_xlabel("\n".join(notes), fontsize=7, color="dimgray")
     fig.tight_layout()
     return fig

@@ -12,11 +12,11 @@ from typing import Any
 from recallbench.benchmarks.registry import get_benchmark
 from recallbench.io import write_text_atomic
 from recallbench.report.compare import (
-    TITLES,
     plot_benchmark,
     privileged_note,
     shown_metrics,
     table_rows,
+    title,
 )
 from recallbench.report.paths import relative_paths
 
@@ -75,8 +75,8 @@ def render_html(comparison: Mapping[str, Any], pngs: Mapping[str, Path],
     if overview is not None:
         parts.append(viewer_link("viewer/index.html"))
     for bench, block in comparison["benchmarks"].items():
-        header, rows = table_rows(block)
-        parts.append(f"<h2>{html.escape(TITLES.get(bench, bench))}</h2>")
+        header, rows = table_rows(bench, block)
+        parts.append(f"<h2>{html.escape(title(bench))}</h2>")
         parts.append(f"<p class='meta'>{html.escape(block['suite'])}</p>")
         parts.append(_table(header, rows, "agents"))
         if note := privileged_note(block):  # the console's mark, explained the same way

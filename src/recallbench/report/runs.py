@@ -7,6 +7,7 @@ aggregation here is benchmark-agnostic.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,14 @@ from recallbench.run.runlog import RUN_LOG, completed
 SUMMARY = "summary.json"
 
 
-def _finite(value: Any) -> Any:
-    # JSON has no inf/nan; an undefined number is written as null.
+def finite(value: Any) -> Any:
+    """``value`` with every inf/nan as None: JSON has no inf/nan, an undefined number is null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return [finite(v) for v in value]
     return value
 
 
@@ -79,10 +80,10 @@ def score_run(
     # finished first, i.e. on the workers or the executor
     records = dict(sorted(completed(run_dir / RUN_LOG).items()))
     summary = _runner_summary(run_dir)
-    rows = bench.score(ScoreInput(manifest, records, summary, scoring, suite, subset))
+    given = ScoreInput(manifest, records, summary, scoring, suite, subset, bench.metrics)
+    rows = bench.score(given)
     # planned cases without a record, whatever --subset: an unfinished run says so first
-    unrecorded = _missing(bench.score(ScoreInput(manifest, records, summary, scoring, suite))
-                          if subset else rows)
+    unrecorded = _missing(bench.score(replace(given, subset=False)) if subset else rows)
     metrics = bench.metric_names(bench.suite_of(manifest))
     seed = run_seed(manifest) if seed is None else seed
     scores = summarize(rows, metrics, na_reasons=bench.na_reasons, seed=seed,
@@ -115,7 +116,7 @@ def score_run(
               if (cause := bench.no_answer(record)) is not None]
     summary["no_answer"] = len(failed)
     summary["warnings"] = run_warnings(summary, failed)
-    write_json_atomic(run_dir / SUMMARY, _finite(summary))
+    write_json_atomic(run_dir / SUMMARY, finite(summary))
     return summary
 
 

@@ -322,10 +322,6 @@ class HomeEnv(gym.Env):
         """Grip site (``gripper0_grip_site``) in the world."""
         return self.data.site_xpos[self._eef_site].copy()
 
-    @property
-    def eef_site_id(self) -> int:
-        return int(self._eef_site)
-
     def eef_pos_base(self) -> np.ndarray:
         """Grip site in the base frame (x forward, y left, z up from the floor)."""
         d = self.data

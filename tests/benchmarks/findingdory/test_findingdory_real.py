@@ -11,7 +11,7 @@ from rich.console import Console
 from recallbench.agents.baselines import BlindAgent, OracleAgent, RandomAgent, RecencyAgent
 from recallbench.benchmarks.findingdory.data import load_suite
 from recallbench.benchmarks.findingdory.evaluate import build_query, score_records
-from recallbench.benchmarks.findingdory.scoring import METRICS, NA_REASONS
+from recallbench.benchmarks.findingdory.seam import BENCHMARK
 from recallbench.cli import main
 from recallbench.report.aggregate import summarize
 from recallbench.report.runs import score_run
@@ -63,10 +63,10 @@ def test_oracle_end_to_end_matches_5595(tmp_path: Path, suite, capsys) -> None:
 @pytest.mark.slow
 def test_official_scoring_option_on_the_oracle_run(suite) -> None:
     records = answer_all(suite, OracleAgent())
-    published = summarize(score_records(suite, records), METRICS, na_reasons=NA_REASONS)
-    official = summarize(
-        score_records(suite, records, scoring="official"), METRICS, na_reasons=NA_REASONS
-    )
+    metrics, reasons = BENCHMARK.metric_names(), BENCHMARK.na_reasons
+    published = summarize(score_records(suite, records), metrics, na_reasons=reasons)
+    official = summarize(score_records(suite, records, scoring="official"), metrics,
+                         na_reasons=reasons)
     assert published["overall"]["hl_sr"]["value"] == official["overall"]["hl_sr"]["value"]
     # relaxed accuracy: the official code skips one-sided empty sub-lists, scoring them higher
     assert (

@@ -8,12 +8,18 @@ runner's job: ``recallbench.run.findingdory``.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.findingdory.annotations import EpisodeAnnotations, load_episode
 from recallbench.benchmarks.findingdory.data import QACase, Suite
-from recallbench.benchmarks.findingdory.metrics import Scoring
+from recallbench.benchmarks.findingdory.metrics import (
+    METRICS,
+    CaseFacts,
+    FindingDoryMetric,
+    Scoring,
+)
 from recallbench.benchmarks.findingdory.protocol import FrameQuery
 from recallbench.benchmarks.findingdory.scoring import missing_row, score_case
 from recallbench.errors import InputError
@@ -121,23 +127,31 @@ def score_records(
     scoring: Scoring = "published",
     cases: list[QACase] | None = None,
     subset: bool = False,
+    metrics: Sequence[FindingDoryMetric] = METRICS,
 ) -> list[dict[str, Any]]:
     """Per-instance scores over ``cases`` (default: the whole suite), in suite order.
 
     A case without a record counts as a failure (failure mode ``missing``), as the official
     pipeline runs every episode; ``subset=True`` scores only the cases that have a record.
+    ``metrics`` (the benchmark's declared ones) adds each metric that brings its own code.
     """
     episodes = EpisodeCache(suite)
     with_ll = any("ll" in r for r in records.values())
+    coded = [m for m in metrics if m.value is not None]
     rows = []
     for case in suite.cases if cases is None else cases:
         episode = episodes.get(case.ep_id)
-        if case.id in records:
-            rows.append(_score_or_fail(case, records[case.id], scoring, episode))
+        record = records.get(case.id)
+        if record is not None:
+            row = _score_or_fail(case, record, scoring, episode)
         elif not subset:
-            rows.append(
-                missing_row(case, episode=episode, with_ll=with_ll, scoring=scoring)
-            )
+            row = missing_row(case, episode=episode, with_ll=with_ll, scoring=scoring)
+        else:
+            continue
+        for metric in coded:
+            assert metric.value is not None
+            row[metric.name] = metric.value(CaseFacts(case, record, row, episode, scoring))
+        rows.append(row)
     return rows
 
 

@@ -1,4 +1,5 @@
-"""High-level (frame-choice) metrics: plain functions of recorded outcomes.
+"""FindingDory's metrics, declared once (``METRICS``), and the high-level (frame-choice) ones as
+plain functions of recorded outcomes.
 
 Published definitions by default. ``scoring="official"`` reproduces the released code: an
 unparsable response becomes frame [0], an out-of-range index becomes 0, unordered multi-goal is
@@ -8,11 +9,15 @@ empty. See docs/findingdory.md, "Deviation options".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
+from recallbench.benchmarks.seam import Metric
+
+if TYPE_CHECKING:  # types only: the metric functions stay light to import
+    from recallbench.benchmarks.findingdory.annotations import EpisodeAnnotations
+    from recallbench.benchmarks.findingdory.data import QACase
 
 Scoring = Literal["published", "official"]
 SCORINGS: tuple[str, ...] = ("published", "official")
@@ -170,7 +175,60 @@ def hl_spl(success: bool, d_nearest: float, d_chosen: float) -> float:
     return 1.0 if denom <= 0 else float(d_nearest / denom)
 
 
-def to_answer_space(positions: Sequence[int], offered: Sequence[int]) -> list[int]:
-    """Map offered-list positions to original-frame indices."""
-    arr = np.asarray(offered)
-    return [int(arr[p]) for p in positions]
+
+@dataclass(frozen=True)
+class CaseFacts:
+    """What a declared metric's code reads of one scored case."""
+
+    case: QACase
+    record: Mapping[str, Any] | None  # None: the case has no record (it counts as missing)
+    row: Mapping[str, Any]  # the scorer's row so far: failure, parse_error, the built-ins
+    episode: EpisodeAnnotations | None  # generated suites' per-frame annotations
+    scoring: Scoring
+
+
+@dataclass(frozen=True)
+class FindingDoryMetric(Metric):
+    """A FindingDory metric; ``value`` is its code when ``scoring.score_case`` does not compute
+    it: called once per scored case (a missing one too), after the built-ins."""
+
+    value: Callable[[CaseFacts], float | None] | None = None
+
+
+NEEDS_ANNOTATIONS = (
+    "needs per-frame distances, angles and coverage (generated episodes); "
+    "this suite has only valid-frame lists"
+)
+
+# The one declaration of FindingDory's metrics, in summary.json's order. A metric with an n/a
+# reason starts a case's row as None (n/a), one without as 0.0 (a failure).
+METRICS: tuple[FindingDoryMetric, ...] = (
+    FindingDoryMetric(
+        "hl_sr", "HL-SR",
+        "the chosen frame(s) satisfy the goal: a single-goal frame in the valid list; "
+        "multi-goal frames each satisfy one new sub-goal (in order when ordered)"),
+    FindingDoryMetric(
+        "dtg_sr", "DTG-SR",
+        "HL check with the coverage test off (distance + angle); needs annotations",
+        na_reason=NEEDS_ANNOTATIONS),
+    FindingDoryMetric(
+        "sc_sr", "SC-SR",
+        "HL check with the distance test off (coverage + angle); needs annotations",
+        na_reason=NEEDS_ANNOTATIONS),
+    FindingDoryMetric(
+        "hl_spl", "HL-SPL",
+        "single-goal only: d_nearest / max(d_nearest, d_chosen) from the start pose; 0 when "
+        "HL fails",
+        na_reason=NEEDS_ANNOTATIONS + "; and defined for single-goal tasks only",
+        note="HL-SPL is averaged over single-goal instances only (the published definition)"),
+    FindingDoryMetric(
+        "ll_sr", "LL-SR", "the goal holds when the low-level policy calls STOP",
+        na_reason="no low-level rollout recorded for this run"),
+    FindingDoryMetric(
+        "ll_spl", "LL-SPL", "LL success * L* / max(L*, L)",
+        na_reason="no low-level rollout recorded, or no geodesic distances to compute L*"),
+    FindingDoryMetric("exact_acc", "exact acc.", "predicted lists equal the answer lists"),
+    FindingDoryMetric(
+        "relaxed_acc", "relaxed acc.",
+        "per sub-list fraction of predicted frames inside the valid list (product)"),
+)

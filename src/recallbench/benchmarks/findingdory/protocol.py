@@ -17,7 +17,7 @@ import numpy as np
 
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 
-__all__ = ["DEFAULT_FRAMES", "ActingPolicy", "FrameAnswer", "FrameQuery", "FrameSelectionAgent",
+__all__ = ["DEFAULT_FRAMES", "FrameAnswer", "FrameQuery", "FrameSelectionAgent",
            "FrameSource", "LLGoal", "LowLevelPolicy", "TransientError"]
 
 
@@ -83,15 +83,6 @@ class FrameSelectionAgent(Protocol):
     privileged: bool
 
     def select_frames(self, query: FrameQuery, frames: FrameSource | None) -> FrameAnswer: ...
-
-
-@runtime_checkable
-class ActingPolicy(Protocol):
-    """SceneMem's BasePolicy interface."""
-
-    def reset(self, instruction: str, video_paths: list[str]) -> None: ...
-
-    def get_action(self, env: Any) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

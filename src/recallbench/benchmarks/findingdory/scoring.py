@@ -20,6 +20,7 @@ from recallbench.benchmarks.findingdory.annotations import (
 from recallbench.benchmarks.findingdory.data import QACase
 from recallbench.benchmarks.findingdory.ll import ll_failure_mode, ll_spl, shortest_path_length
 from recallbench.benchmarks.findingdory.metrics import (
+    METRICS,
     Scoring,
     check_indices,
     exact_accuracy,
@@ -37,19 +38,6 @@ from recallbench.benchmarks.findingdory.parse import (
 )
 from recallbench.benchmarks.findingdory.templates import is_multi_goal
 from recallbench.errors import InputError
-
-METRICS = ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr", "ll_spl", "exact_acc", "relaxed_acc")
-NEEDS_ANNOTATIONS = (
-    "needs per-frame distances, angles and coverage (generated episodes); "
-    "this suite has only valid-frame lists"
-)
-NA_REASONS = {
-    "dtg_sr": NEEDS_ANNOTATIONS,
-    "sc_sr": NEEDS_ANNOTATIONS,
-    "hl_spl": NEEDS_ANNOTATIONS + "; and defined for single-goal tasks only",
-    "ll_sr": "no low-level rollout recorded for this run",
-    "ll_spl": "no low-level rollout recorded, or no geodesic distances to compute L*",
-}
 
 
 class AnswerSpaceError(InputError):
@@ -282,15 +270,9 @@ def _blank_row(case: QACase, failure: str | None) -> dict[str, Any]:
         "solvable": case.solvable,
         "failure": failure,
         "parse_error": None,
-        "hl_sr": 0.0,
-        "dtg_sr": None,
-        "sc_sr": None,
-        "hl_spl": None,
-        "ll_sr": None,
-        "ll_spl": None,
         "ll_failure": None,
-        "exact_acc": 0.0,
-        "relaxed_acc": 0.0,
+        # what score_case finds nothing for: a failure, or n/a where a metric can be n/a
+        **{m.name: None if m.na_reason else 0.0 for m in METRICS if m.value is None},
     }
 
 

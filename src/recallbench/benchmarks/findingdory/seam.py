@@ -9,30 +9,11 @@ from typing import Any
 
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
 from recallbench.benchmarks.findingdory.evaluate import score_records
+from recallbench.benchmarks.findingdory.metrics import METRICS, FindingDoryMetric
 from recallbench.benchmarks.findingdory.options import OPTIONS
-from recallbench.benchmarks.findingdory.scoring import NA_REASONS
-from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
+from recallbench.benchmarks.seam import Benchmark, Record, Row, ScoreInput, first_error
 from recallbench.errors import InputError
 from recallbench.executor.shards import Shard, parse_shard
-
-# In the order of recallbench.benchmarks.findingdory.scoring.METRICS (summary.json's order).
-METRICS = (
-    Metric("hl_sr", "HL-SR",
-           "the chosen frame(s) satisfy the goal: a single-goal frame in the valid list; "
-           "multi-goal frames each satisfy one new sub-goal (in order when ordered)"),
-    Metric("dtg_sr", "DTG-SR",
-           "HL check with the coverage test off (distance + angle); needs annotations"),
-    Metric("sc_sr", "SC-SR",
-           "HL check with the distance test off (coverage + angle); needs annotations"),
-    Metric("hl_spl", "HL-SPL",
-           "single-goal only: d_nearest / max(d_nearest, d_chosen) from the start pose; 0 when "
-           "HL fails"),
-    Metric("ll_sr", "LL-SR", "the goal holds when the low-level policy calls STOP"),
-    Metric("ll_spl", "LL-SPL", "LL success * L* / max(L*, L)"),
-    Metric("exact_acc", "exact acc.", "predicted lists equal the answer lists"),
-    Metric("relaxed_acc", "relaxed acc.",
-           "per sub-list fraction of predicted frames inside the valid list (product)"),
-)
 
 
 def is_suite(path: Path) -> bool:
@@ -53,8 +34,9 @@ def score(given: ScoreInput) -> list[Row]:
     cases = suite.cases[:planned] if isinstance(planned, int) else suite.cases
     if manifest.get("shard"):  # a shard's cases are its part of the first ``limit``
         cases = planned_cases(suite, manifest.get("limit"), parse_shard(manifest["shard"]))
+    metrics = [m for m in given.metrics if isinstance(m, FindingDoryMetric)] or METRICS
     return score_records(suite, dict(given.records), scoring=given.scoring,  # type: ignore[arg-type]
-                         cases=cases, subset=given.subset)
+                         cases=cases, subset=given.subset, metrics=metrics)
 
 
 def planned_cases(suite: Suite, limit: int | None, shard: Shard | None) -> list[QACase]:
@@ -104,7 +86,6 @@ BENCHMARK = Benchmark(
     case_keys=case_keys,
     score=score,
     no_answer=no_answer,
-    na_reasons=NA_REASONS,
     run_settings=("data_sha256", "agent", "agent_kwargs", "frames", "seed", "scoring", "videos",
                   "ll_policy", "ll_policy_kwargs"),
     auditor="recallbench.audit.findingdory",

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.scenemem.metrics import METRIC_NAMES
 from recallbench.benchmarks.scenemem.success import qpos_addresses
 
 
@@ -113,9 +114,6 @@ class OpeningLog:
             self.opened.append((self._names[i], step))
         self._was_open = now
 
-    def first_opened(self) -> str | None:
-        return self.opened[0][0] if self.opened else None
-
 
 def strict_outcome(opened: list[tuple[str, int]], target: str, success: bool,
                    success_step: int | None) -> dict[str, Any]:
@@ -139,8 +137,6 @@ def strict_outcome(opened: list[tuple[str, int]], target: str, success: bool,
     }
 
 
-METRICS = ("memory_success", "first_open_success")
-STRICT_NA = "recorded before recallbench's strict metric, or a restore test"
 
 
 def strict_value(record: Mapping[str, Any]) -> float | None:
@@ -154,9 +150,9 @@ def strict_value(record: Mapping[str, Any]) -> float | None:
 
 def primary_metric(suite_dir: Path) -> str:
     """The suite's primary SceneMem metric: ``suite.json``'s ``primary_metric`` when it names one
-    of METRICS (generated suites), else the card's ``memory_success``."""
+    of the declared metrics (generated suites), else the card's ``memory_success``."""
     try:
         value = json.loads((Path(suite_dir) / "suite.json").read_text()).get("primary_metric")
     except (OSError, ValueError, AttributeError):
         return "memory_success"
-    return value if value in METRICS else "memory_success"
+    return value if value in METRIC_NAMES else "memory_success"

@@ -6,22 +6,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from recallbench.benchmarks.scenemem.openings import STRICT_NA, primary_metric, strict_value
+from recallbench.benchmarks.scenemem.metrics import METRICS
+from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
 from recallbench.benchmarks.scenemem.options import OPTIONS
 from recallbench.benchmarks.scenemem.results import test_key
 from recallbench.benchmarks.scenemem.spec import discover_scenarios, parse_eval_spec
-from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
+from recallbench.benchmarks.seam import Benchmark, Record, Row, ScoreInput, first_error
 from recallbench.errors import InputError
-
-METRICS = (
-    Metric("memory_success", "memory success",
-           "approached the target fixture (base within the approach radius, 1.2 m by default) "
-           "AND opened it (some listed joint |qpos| >= 0.5), at any step before max_steps; the "
-           "SceneMem card's rule"),
-    Metric("first_open_success", "first-open success (recallbench)",
-           "recallbench's own, stricter than the card: memory success AND the first fixture the "
-           "agent opened past the threshold was the target"),
-)
 
 
 def is_suite(path: Path) -> bool:
@@ -143,7 +134,6 @@ BENCHMARK = Benchmark(
                   "thresholds", "camera_obs", "env_factory", "trust_suite", "trust_policy",
                   "observation_only"),
     run_notes=run_notes,
-    na_reasons={"first_open_success": STRICT_NA},
     suite_of=lambda manifest: Path((manifest.get("config") or {}).get("data_dir") or "."),
     suite_primary=primary_metric,
     figures={"fixtures_opened_before_success":

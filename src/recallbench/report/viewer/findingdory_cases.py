@@ -13,13 +13,15 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite, resolve_video
 from recallbench.benchmarks.findingdory.evaluate import MALFORMED, EpisodeCache, score_records
+from recallbench.benchmarks.findingdory.metrics import FindingDoryMetric
 from recallbench.benchmarks.findingdory.scoring import resolve_positions
+from recallbench.benchmarks.registry import get_benchmark
 from recallbench.report.viewer.thumbs import Thumbnailer
 from recallbench.run.manifest import read_manifest
 from recallbench.run.runlog import RUN_LOG, completed
@@ -80,7 +82,8 @@ def path_name(suite_key: str, ep_id: str) -> str:
 
 
 def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], video: Path | None,
-                episode: Any, thumbs: Thumbnailer, suite_key: str = "") -> dict[str, Any]:
+                episode: Any, thumbs: Thumbnailer, suite_key: str,
+                metrics: Sequence[str]) -> dict[str, Any]:
     offered = [int(f) for f in record.get("offered_frames") or []]
     in_answer_space = case.answer_frames is not None  # answers index positions, not frames
     valid = _valid_frames(case)
@@ -114,8 +117,7 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
         "strip": thumbs.want(video, offered),  # thumbnail folder: strip + f"{frame}.jpg"
         "pairs": pairs, "video": str(video) if video else None,
         "failure": scored.get("failure"), "parse_error": scored.get("parse_error"),
-        "metrics": {k: scored.get(k) for k in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr",
-                                               "ll_spl", "exact_acc", "relaxed_acc")},
+        "metrics": {k: scored.get(k) for k in metrics},
         "transcript": {
             "response": record.get("response"),
             "agent_error": record.get("agent_error"),
@@ -131,15 +133,15 @@ def case_detail(case: QACase, record: dict[str, Any], scored: dict[str, Any], vi
     return detail
 
 
-def _malformed_detail(case: QACase, scored: dict[str, Any], exc: Exception) -> dict[str, Any]:
+def _malformed_detail(case: QACase, scored: dict[str, Any], exc: Exception,
+                      metrics: Sequence[str]) -> dict[str, Any]:
     return {
         "question": case.question, "template": case.template, "ordered": case.ordered,
         "answer": [list(g)[:50] for g in case.answer], "answer_frames": case.answer_frames,
         "offered": [], "valid_positions": [], "chosen": [], "strip": None, "pairs": [],
         "video": None, "failure": "response_error",
         "parse_error": f"malformed record: {type(exc).__name__}",
-        "metrics": {k: scored.get(k) for k in ("hl_sr", "dtg_sr", "sc_sr", "hl_spl", "ll_sr",
-                                               "ll_spl", "exact_acc", "relaxed_acc")},
+        "metrics": {k: scored.get(k) for k in metrics},
         "transcript": {}, "ll": None, "ll_failure": scored.get("ll_failure"),
     }
 
@@ -152,8 +154,11 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
     suite = cached_suite(str(manifest["data"]))
     scoring = manifest.get("scoring") or "published"
     records = completed(run_dir / RUN_LOG)
-    scored = {r["id"]: r for r in score_records(suite, records,
-                                                scoring=scoring)}  # type: ignore[arg-type]
+    declared = get_benchmark(manifest.get("benchmark"), run_dir / "manifest.json").metrics
+    metrics = [m.name for m in declared]
+    scored = {r["id"]: r for r in score_records(
+        suite, records, scoring=scoring,  # type: ignore[arg-type]
+        metrics=[m for m in declared if isinstance(m, FindingDoryMetric)])}
     episodes = EpisodeCache(suite)
     videos_dir = manifest.get("videos")
     suite_key = hashlib.sha1(str(suite.path).encode()).hexdigest()[:8]
@@ -174,10 +179,10 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
             shared[name] = episode_path(episode)
         try:
             detail = case_detail(case, records[case.id], row, video, episode, thumbs,
-                                 suite_key)
+                                 suite_key, metrics)
         except MALFORMED as exc:  # a hand-edited or planted record: this case's page says so
             row = {**row, "failure": "response_error"}
-            detail = _malformed_detail(case, row, exc)
+            detail = _malformed_detail(case, row, exc, metrics)
         yield {
             "bench": "findingdory", "agent": agent, "id": case.id,
             "category": case.category, "group": case.group, "kind": case.template,

@@ -28,7 +28,7 @@ from recallbench.errors import InputError
 from recallbench.io import read_json, write_text_atomic
 from recallbench.loader import load_attr
 from recallbench.report.paths import relative_paths
-from recallbench.report.runs import _finite, run_seed
+from recallbench.report.runs import finite, run_seed
 from recallbench.report.viewer.overview import benchmark_overview
 from recallbench.report.viewer.sources import (
     RunRef,
@@ -67,7 +67,7 @@ def _put(root: Path, path: Path, name: str, value: Any) -> None:
     try:
         body = json.dumps(value, separators=(",", ":"), allow_nan=False, default=str)
     except ValueError:  # a NaN or infinity in a hand-edited record: shown as null
-        body = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False, default=str)
+        body = json.dumps(finite(value), separators=(",", ":"), allow_nan=False, default=str)
     _write(root, path, f"RB.put({json.dumps(name)},{body});\n")
 
 
