@@ -35,6 +35,7 @@ from recallbench.audit.findingdory_calibration import (
     judge_figures,
     load_calibration,
 )
+from recallbench.audit.readability import readability
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.findingdory.evaluate import build_query, offered_for, score_records
@@ -249,6 +250,8 @@ def audit(
         ),
         "reference": ref,
         "checks": judged,
+        # what a perceiving model can read: judged against its own bounds, apart from `checks`
+        "readability": readability(suite, K),
     }
     return judge(report, size=fig["episodes"])
 

@@ -47,12 +47,34 @@ def _crossed(c: dict[str, Any]) -> str:
             f"percentile {c['percentile']:.1f}, z {c['z']:.2f})")
 
 
+def readability_table(section: dict[str, Any]) -> Any:
+    """The readability section (``audit.readability``): each figure against its bound."""
+    from rich.table import Table
+
+    t = Table(title=f"readability of the offered frames ({section.get('days', '?')} days)")
+    for col in ("figure", "value %", "bound %", "n", "verdict"):
+        t.add_column(col, justify="left" if col in ("figure", "verdict") else "right")
+    for r in section["rows"]:
+        bound = ("<= " if r["side"] == "max" else ">= ") + f"{100 * r['bound']:g}"
+        if r["value"] is None:
+            t.add_row(r["label"], "n/a", bound, "-", f"n/a: {r['reason']}")
+            continue
+        verdict = "[green]pass[/green]" if r["passed"] else "[red]fail[/red]"
+        t.add_row(r["label"], f"{100 * r['value']:.1f}", bound, str(r["n"]), verdict)
+    textured = section.get("textured_object_share")
+    if textured is not None:
+        t.add_row("textured object pixels", f"{100 * textured:.1f}", "-", "-", "(information)")
+    return t
+
+
 def print_report(report: dict[str, Any], console: Any) -> None:
     from recallbench.audit.core import auditor
 
     module = auditor(report["benchmark"])
     console.print(module.table(report, console.width) if hasattr(module, "table")
                   else _generic_table(report))
+    if report.get("readability"):
+        console.print(readability_table(report["readability"]))
     failed = [c for c in report["checks"] if not c["passed"]]
     for c in failed:
         console.print(f"  [red]crossed[/red] {_crossed(c)}", highlight=False)

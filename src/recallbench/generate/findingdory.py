@@ -9,6 +9,10 @@ One episode (``generate_episode``) is written to ``<suite>/episodes/ep_<index>/`
 - ``qa.json``: the instructions with answers as valid original frames (plus ``subgoals``,
   ``ordered``, ``template``, ``answer_frames: null``, ``num_frames``); ``qa_<K>.json``: the same
   instructions in the public validation format, answers as positions in the K-frame video;
+- ``readability.json``: what each offered frame shows and each target's area in its valid
+  offered frames (``generate/frame_readability.py``); ``sheet_frames.jpg`` and
+  ``sheet_targets.jpg``: contact sheets of the offered frames and of every target at its valid
+  offered frames (``generate/contact_sheet.py``);
 - ``world/``: the end-of-day world (``world.io.save_world``), for the low-level phase;
 - ``episode.json``: knobs, seeds, the home, the interactions and visits (written last: its
   presence marks the episode complete, so an interrupted generation redoes only this episode).
@@ -67,10 +71,12 @@ class _Sink:
     re-encodes its last frame without converting the image again.
     """
 
-    def __init__(self, full: VideoWriter, sub: VideoWriter, offered: set[int]) -> None:
+    def __init__(self, full: VideoWriter, sub: VideoWriter, offered: set[int],
+                 watch: Any = None) -> None:
         self.offered = offered
         self._last: dict[int, np.ndarray | None] = {id(full): None, id(sub): None}
         self.full, self.sub = full, sub
+        self.watch = watch  # measures the offered frames in the state they are rendered in
 
     def _write(self, writer: VideoWriter, rgb: np.ndarray) -> None:
         if rgb is self._last[id(writer)]:
@@ -83,12 +89,15 @@ class _Sink:
         self._write(self.full, rgb)
         if frame in self.offered:
             self._write(self.sub, rgb)
+            if self.watch is not None:
+                self.watch(frame, rgb)
 
 
 def _act_day(work: Path, seed: int, index: int, knobs: FindingDoryKnobs) -> tuple[Any, Any, dict]:
     """Try homes until one holds the day; the env (end of day), the day, and the home drawn
     (with the homes rejected and why). The videos are written into ``work``."""
     from recallbench.generate.findingdory_day import DayFailed, run_day
+    from recallbench.generate.frame_readability import OfferedFrames
     from recallbench.video.sampling import subsample_indices
     from recallbench.video.writer import VideoWriter
     from recallbench.world.env import HomeEnv
@@ -109,17 +118,19 @@ def _act_day(work: Path, seed: int, index: int, knobs: FindingDoryKnobs) -> tupl
             video: dict[str, Any] = {"preset": knobs.video_preset,
                                      "x264_params": knobs.video_x264_params}
             sub_path = work / f"video_{knobs.subsample}.mp4"
+            watch = OfferedFrames(env, offered, *size)
             with (
                 VideoWriter(work / "video.mp4", knobs.fps, *size, **video) as full,
                 VideoWriter(sub_path, knobs.fps, *size, **video) as sub,
             ):
-                day = run_day(env, knobs, day_rng, _Sink(full, sub, offered))
+                day = run_day(env, knobs, day_rng, _Sink(full, sub, offered, watch))
         except DayFailed as exc:
             errors.append(f"home {world_seed}/{style}: {exc}")
             env.close()
             continue
         home = {"seed": world_seed, "style": style, "kind": "home",
-                "n_objects": _n_objects(knobs), "failed": errors, "rng": day_rng}
+                "n_objects": _n_objects(knobs), "failed": errors, "rng": day_rng,
+                "offered_frames": watch}
         return env, day, home
     ep_id = episode_id(index)
     raise RuntimeError(f"{ep_id}: no home fits the day after {MAX_ATTEMPTS} tries: {errors}")
@@ -159,6 +170,23 @@ def _qa_rows(day: Any, ann: Any, rng: np.random.Generator, ep_id: str,
     return rows, rows_sub
 
 
+def _readability(work: Path, frames: Any, ann: Any, rows: list[dict],
+                 knobs: FindingDoryKnobs) -> None:
+    """``readability.json`` and the contact sheets (``generate.contact_sheet``)."""
+    from recallbench.generate.contact_sheet import write_sheets
+    from recallbench.generate.frame_readability import (
+        READABILITY_FILE,
+        readability_record,
+        target_areas,
+    )
+    from recallbench.io import write_json_atomic
+    from recallbench.video.sampling import subsample_indices
+
+    targets = target_areas(ann, rows, subsample_indices(knobs.steps, knobs.subsample))
+    write_json_atomic(work / READABILITY_FILE, readability_record(frames, targets), indent=None)
+    write_sheets(frames, targets, {e.id: e.name for e in ann.entities}, work)
+
+
 def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDoryKnobs) -> Path:
     """Generate episode ``index`` of the suite at ``out_dir``; returns the episode directory.
 
@@ -187,6 +215,7 @@ def generate_episode(out_dir: Path, *, seed: int, index: int, knobs: FindingDory
     rows, rows_sub = _qa_rows(day, ann, home.pop("rng"), ep_id, knobs)
     write_json_atomic(work / "qa.json", rows, indent=None)
     write_json_atomic(work / f"qa_{knobs.subsample}.json", rows_sub, indent=None)
+    _readability(work, home.pop("offered_frames"), ann, rows, knobs)
     errors = home.pop("failed")
     episode = {
         "ep_id": ep_id,

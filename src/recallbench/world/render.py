@@ -112,6 +112,20 @@ class Renders:
         # clip: a colour past the table (none should be) lands on its last, background slot
         return np.take(lut, segids, mode="clip")
 
+    def geom_segmentation(
+        self, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera, width: int, height: int
+    ) -> np.ndarray:
+        """(H, W) int32 geom id per pixel (-1 for background / non-geom pixels): for what
+        differs between a body's geoms (their materials), e.g. the readability audit's
+        textured share. ~100x faster than ``Renderer``'s segmentation mode (see _id_render)."""
+        segids, _ = self._id_render(data, camera, width, height)
+        scene = self.renderer(width, height).scene
+        lut = np.full(scene.ngeom + 2, -1, dtype=np.int32)
+        for g in scene.geoms[: scene.ngeom]:
+            if g.segid >= 0 and g.objtype == _GEOM and g.objid >= 0:
+                lut[g.segid + 1] = g.objid
+        return np.take(lut, segids, mode="clip")
+
     def body_pixel_counts(
         self, data: mujoco.MjData, camera: str | int | mujoco.MjvCamera, width: int, height: int
     ) -> np.ndarray:
