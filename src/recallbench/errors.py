@@ -1,9 +1,12 @@
-"""Errors raised at the boundaries: every one names the file and the field at fault."""
+"""Errors raised at the boundaries: every one names the file and the field at fault; and the one
+printer of errors and warnings (``print_problem``), which every layer uses."""
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+from typing import Any, Literal
 
 # C0 and C1 control characters (ESC starts a terminal escape sequence), DEL, and the Unicode line
 # and paragraph separators: a file name or a server's reply must not move the cursor, recolour
@@ -16,6 +19,24 @@ def printable(text: str) -> str:
     character shown escaped (``\x1b``)."""
     folded = " ".join(str(text).split())
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], folded)
+
+
+def print_problem(message: str, kind: Literal["error", "warning"] = "warning", *,
+                  console: Any = None, prog: str = "recallbench") -> None:
+    """Print an error or a warning as one line: the one printer every command and layer uses.
+
+    Without ``console``: ``recallbench: warning: ...`` on stderr (what ``2>`` and scripts read).
+    With a rich ``console`` (a command's, or a run's writing to its console.log): the same
+    message after a coloured ``error`` / ``warning:``, markup in it kept literal, never wrapped.
+    """
+    line = printable(message)
+    if console is None:
+        print(f"{prog}: {kind}: {line}", file=sys.stderr, flush=True)
+        return
+    from rich.markup import escape  # rich only where a console is given
+
+    head = "[red]error[/red]" if kind == "error" else "[yellow]warning[/yellow]:"
+    console.print(f"{head} {escape(line)}", highlight=False, soft_wrap=True)
 
 
 _CLOSERS = {"[": "]", "(": ")", "{": "}"}

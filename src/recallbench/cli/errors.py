@@ -1,4 +1,5 @@
-"""The one error printer of the command line: every user error is one line, never a traceback.
+"""The command line's error handling: every user error is one line, never a traceback (printed,
+as every error and warning is, by ``recallbench.errors.print_problem``).
 
 Handlers raise ``UsageError`` (a flag is wrong) or ``recallbench.errors.InputError`` (a file or
 field is wrong); ``recallbench.cli.main`` prints either as a single line and exits 2. Anything
@@ -13,7 +14,7 @@ import select
 import sys
 from typing import Any, NoReturn
 
-from recallbench.errors import InputError, UsageError, printable
+from recallbench.errors import InputError, UsageError, print_problem
 
 USER_ERROR = 2
 INTERNAL_ERROR = 1
@@ -24,18 +25,14 @@ DEBUG_ENV = "RECALLBENCH_DEBUG"
 __all__ = ["UsageError", "handle_exception", "print_error", "print_warning", "Parser"]
 
 
-def error_line(message: str, prog: str = "recallbench") -> str:
-    """One physical line: newlines in a message (e.g. from a library) are folded, control
-    characters escaped."""
-    return f"{prog}: error: {printable(message)}"
-
-
 def print_error(message: str, prog: str = "recallbench") -> None:
-    print(error_line(message, prog), file=sys.stderr, flush=True)
+    """One physical line (``errors.print_problem``): newlines in a message, e.g. from a library,
+    are folded, control characters escaped."""
+    print_problem(message, "error", prog=prog)
 
 
 def print_warning(message: str) -> None:
-    print(f"recallbench: warning: {printable(message)}", file=sys.stderr, flush=True)
+    print_problem(message)
 
 
 def closed_streams() -> list[int]:

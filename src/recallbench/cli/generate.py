@@ -234,7 +234,7 @@ def audit_suite(out: str, status: int, skip: bool = False) -> int:
     from rich.console import Console
 
     from recallbench.audit.core import run_audit, summary, too_small, write_report
-    from recallbench.errors import InputError
+    from recallbench.errors import InputError, print_problem
     from recallbench.generate.suite import SUITE_FILE
     from recallbench.io import write_json_atomic
 
@@ -249,7 +249,7 @@ def audit_suite(out: str, status: int, skip: bool = False) -> int:
     try:
         small = too_small(folder)
     except InputError as exc:  # nothing usable was generated: said by the generation itself
-        console.print(f"[yellow]warning[/yellow]: audit not run: {exc}", highlight=False)
+        print_problem(f"audit not run: {exc}", console=console)
         return status
     if small is not None:
         from recallbench.cli.audit import small_suite
@@ -260,7 +260,7 @@ def audit_suite(out: str, status: int, skip: bool = False) -> int:
     try:
         report = run_audit(folder)
     except Exception as exc:  # noqa: BLE001 - the suite stays usable; the audit is a report
-        console.print(f"[yellow]warning[/yellow]: audit not run: {exc}", highlight=False)
+        print_problem(f"audit not run: {exc}", console=console)
         return status
     write_report(report, folder)
     manifest = json.loads((folder / SUITE_FILE).read_text())

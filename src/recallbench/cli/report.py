@@ -131,6 +131,7 @@ def _handle_report(args: argparse.Namespace) -> int:
 def _report_comparison(args: argparse.Namespace, console: Any) -> int:
     """A comparison folder (``recallbench run``): its tables from ``comparison.json``, exit 1
     when no agent got a score (as ``run`` does, docs/run.md)."""
+    from recallbench.errors import print_problem
     from recallbench.report.compare import print_comparison
     from recallbench.report.comparison import load_comparison, scored_agents
 
@@ -142,7 +143,7 @@ def _report_comparison(args: argparse.Namespace, console: Any) -> int:
     else:
         print_comparison(comparison, console=console)
     for warning in comparison.get("warnings") or []:
-        console.print(f"[yellow]warning[/yellow]: {warning}", highlight=False)
+        print_problem(warning, console=console)
     return 0 if scored_agents(comparison) else 1
 
 

@@ -14,12 +14,11 @@ may be a suite or an export.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from recallbench.errors import InputError, UsageError, printable
+from recallbench.errors import InputError, UsageError, print_problem
 from recallbench.generate.fingerprint import MISMATCH, Fingerprint, home_key
 from recallbench.generate.registry import generators
 from recallbench.io import read_json
@@ -44,11 +43,7 @@ class Overlap:
 Warn = Callable[[str], None]
 
 
-def _warn(message: str) -> None:
-    print(f"recallbench: warning: {printable(message)}", file=sys.stderr, flush=True)
-
-
-def days_of(folder: str | Path, flag: str | None = None, warn: Warn = _warn) -> list[Day]:
+def days_of(folder: str | Path, flag: str | None = None, warn: Warn = print_problem) -> list[Day]:
     """The days of a generated suite or an export folder; a folder that is neither (or that
     holds no fingerprints) is a one-line error naming ``flag``. A suite's fingerprints are
     recomputed; each recorded one that disagrees is passed to ``warn``."""

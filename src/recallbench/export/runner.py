@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from recallbench.console import progress as progress_bar
-from recallbench.errors import InputError, UsageError
+from recallbench.errors import InputError, UsageError, print_problem
 from recallbench.executor import ExecutorSettings, Task, executor_for
 from recallbench.export.leakage import EXPORT_FILE, Day, days_of, excluded_days, refuse_overlap
 from recallbench.export.outdir import check_out, check_replaceable, export_lock
@@ -148,8 +147,7 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
                               execution or ExecutorSettings("local", 1), console)
         done = [d for d in names if module.day_done(out_dir, d)]
         for day, msg in sorted(errors.items()):
-            console.print(f"[red]error[/red] day {day}: {escape(msg)}", highlight=False,
-                          soft_wrap=True)
+            print_problem(f"day {day}: {msg}", "error", console=console)
         if shard is not None:  # only the run without --shard writes the dataset: shards may
             # finish at the same moment, and the dataset is written once
             console.print(f"shard {shard}: {len(pending) - len(errors)} of {len(pending)} days "
@@ -157,8 +155,8 @@ def run_export(fmt: str, suite: str | Path, out: str | Path, options: dict[str, 
                           "the dataset", highlight=False)
             return 1 if errors else 0
         if len(done) < len(names):
-            console.print(f"[yellow]warning[/yellow]: {len(names) - len(done)} of {len(names)} "
-                          "days not exported; rerun to retry them", highlight=False)
+            print_problem(f"{len(names) - len(done)} of {len(names)} days not exported; rerun "
+                          "to retry them", console=console)
             return 1
         counts = _finish(module, out_dir, names, options, {**record, "complete": False},
                          written)

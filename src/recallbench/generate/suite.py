@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from recallbench.console import progress as progress_bar
-from recallbench.errors import InputError, UsageError, printable
+from recallbench.errors import InputError, UsageError, print_problem
 from recallbench.executor import ExecutorSettings, Task, executor_for
 from recallbench.generate.registry import generator
 from recallbench.io import write_json_atomic
@@ -120,14 +119,12 @@ def run_suite(benchmark: str, out: str | Path, n: int, seed: int, knobs: dict[st
     generator(benchmark).finish(out_dir, knobs)
     manifest = write_suite_file(out_dir, benchmark, seed, n, knobs)
     for i, msg in sorted(errors.items()):
-        console.print(f"[red]error[/red] item {i}: {escape(printable(msg))}", highlight=False,
-                      soft_wrap=True)
+        print_problem(f"item {i}: {msg}", "error", console=console)
     done_n = len(manifest["items"])
     console.print(f"{done_n}/{n} {benchmark} items in {out_dir}")
     if errors:
-        console.print(f"[yellow]warning[/yellow]: {len(errors)} of {len(pending)} {benchmark} "
-                      f"items failed (tracebacks in {out_dir}/error_*.txt); rerun to retry them",
-                      highlight=False, soft_wrap=True)
+        print_problem(f"{len(errors)} of {len(pending)} {benchmark} items failed (tracebacks "
+                      f"in {out_dir}/error_*.txt); rerun to retry them", console=console)
     line = generator(benchmark).describe(manifest)
     if line:
         console.print(line)

@@ -26,7 +26,7 @@ from typing import Any
 
 from rich.console import Console
 
-from recallbench.errors import InputError, UsageError
+from recallbench.errors import InputError, UsageError, print_problem
 from recallbench.executor import ExecutorSettings
 from recallbench.executor.session import keep_workers
 from recallbench.run.lock import LOCK_NAME, clear_run_folder
@@ -162,7 +162,7 @@ def _run_planned(bench: str, prepared: Prepared, planned: Planned, out: Path,
                  opts: CompareOptions, console: Console) -> AgentRun:
     agent = planned.agent
     if planned.skip is not None:
-        console.print(f"[yellow]{bench}: {agent} skipped[/yellow]: {planned.skip}")
+        print_problem(f"{bench}: {agent} skipped: {planned.skip}", console=console)
         return AgentRun(agent, None, "skipped", planned.skip)
     agent_dir = out / bench / safe_name(agent)
     agent_dir.mkdir(parents=True, exist_ok=True)
@@ -183,6 +183,5 @@ def _run_planned(bench: str, prepared: Prepared, planned: Planned, out: Path,
         result = AgentRun(agent, None, "failed", f"{type(exc).__name__}: {exc}")
     result.seconds = time.perf_counter() - t0
     if result.status != "ok":
-        console.print(f"[yellow]{bench}: {agent} {result.status}[/yellow]: {result.note}",
-                      highlight=False)
+        print_problem(f"{bench}: {agent} {result.status}: {result.note}", console=console)
     return result

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from recallbench.agents.registry import agent_kind
@@ -41,7 +40,7 @@ from recallbench.benchmarks.scenemem.spec import (
 )
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.console import progress as progress_bar
-from recallbench.errors import InputError, printable
+from recallbench.errors import InputError, print_problem
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
 from recallbench.executor.shards import parse_shard
 from recallbench.io import write_json_atomic
@@ -255,7 +254,7 @@ def _load_scenarios(
             spec = _readable_spec(root)
             if spec is not None:
                 unrunnable[root.name] = spec
-            print_error(console, f"{exc} (scenario skipped)")
+            print_problem(f"{exc} (scenario skipped)", "error", console=console)
     return scenarios, errors, unrunnable
 
 
@@ -382,7 +381,8 @@ def _execute(
                 # Not logged: a fixed scenario is retried on --resume.
                 if scenario.name not in errors:
                     errors[scenario.name] = result.value["scenario_error"]
-                    print_error(console, f"{errors[scenario.name]} (scenario skipped)")
+                    print_problem(f"{errors[scenario.name]} (scenario skipped)", "error",
+                                  console=console)
                 progress.advance(bar)
                 continue
             record = _record(scenario, test_id, seed, result)
@@ -391,9 +391,9 @@ def _execute(
             status = "ok" if record["memory"] else (record["error"] or record["failed"])
             progress.update(bar, advance=1, last=f"{status}: {result.key}")
     if lost:
-        print_error(console, f"{len(lost)} test(s) not recorded: {lost[0]}; start the server "
-                             "(or the node) again and finish with: recallbench scenemem "
-                             f"--resume --run-dir {run_dir}")
+        print_problem(f"{len(lost)} test(s) not recorded: {lost[0]}; start the server (or the "
+                      "node) again and finish with: recallbench scenemem --resume --run-dir "
+                      f"{run_dir}", "error", console=console)
 
 
 def _finish(
@@ -471,14 +471,8 @@ def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
         console.print(table)
     if summary["scenario_errors"]:
         n_bad = len(summary["scenario_errors"])
-        console.print(f"[red]{n_bad} scenario(s) could not be loaded[/red]")
+        print_problem(f"{n_bad} scenario(s) could not be loaded", "error", console=console)
     console.print(f"{n} tests recorded")
-
-
-def print_error(console: Console, message: str) -> None:
-    """One line per error, never wrapped, brackets in field names kept literal."""
-    console.print(f"[red]error[/red] {escape(printable(message))}", highlight=False,
-                  soft_wrap=True)
 
 
 def _now() -> str:

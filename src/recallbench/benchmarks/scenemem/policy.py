@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.errors import print_problem
 from recallbench.loader import load_attr
 
 
@@ -57,8 +58,8 @@ class _CardEvalFinder(importlib.abc.MetaPathFinder):
             return None
         init = Path(self.eval_dir) / "__init__.py"
         # Data repo code is about to run in this process: say so, naming it.
-        print(f"recallbench: the policy imports eval: running the data repo's {self.eval_dir}"
-              f"{'/__init__.py' if init.is_file() else ''}", file=sys.stderr, flush=True)
+        print_problem(f"the policy imports eval: running the data repo's {self.eval_dir}"
+                      f"{'/__init__.py' if init.is_file() else ''}")
         if init.is_file():
             return importlib.util.spec_from_file_location(
                 "eval", init, submodule_search_locations=[self.eval_dir]

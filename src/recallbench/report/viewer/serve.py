@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.console import Console
 
+from recallbench.errors import print_problem
 from recallbench.report.viewer.site import build_viewer
 from recallbench.report.viewer.sources import load_source
 
@@ -95,7 +96,7 @@ def watch(path: Path, viewer: Path, stop: threading.Event, console: Console,
                 state = now
                 console.print("viewer refreshed from the run log", highlight=False)
         except Exception as exc:  # a half-written comparison: try again at the next tick
-            console.print(f"[yellow]refresh failed[/yellow]: {exc}", highlight=False)
+            print_problem(f"refresh failed: {exc}", console=console)
 
 
 def serve(path: str | Path, viewer: Path, port: int, console: Console | None = None,

@@ -24,7 +24,7 @@ from typing import Any, cast
 
 from recallbench import __version__
 from recallbench.benchmarks.registry import get_benchmark
-from recallbench.errors import InputError
+from recallbench.errors import InputError, print_problem
 from recallbench.io import read_json, write_text_atomic
 from recallbench.loader import load_attr
 from recallbench.report.paths import relative_paths
@@ -238,6 +238,6 @@ def try_build_viewer(path: str | Path, console: Any) -> Path | None:
     try:
         return build_viewer(path)
     except Exception as exc:  # the tables and report.html must still be written
-        console.print(f"[yellow]warning[/yellow]: the case viewer was not written: "
-                      f"{type(exc).__name__}: {exc}", highlight=False)
+        print_problem(f"the case viewer was not written: {type(exc).__name__}: {exc}",
+                      console=console)
         return None
