@@ -1,16 +1,18 @@
-"""A benchmark's options, declared once as data (issue 24).
+"""A benchmark's options, declared once as data (issues 24, 39).
 
-Each benchmark lists its ``Option``s in ``benchmarks/<name>/options.py``. The command line derives
-its flags from them (``recallbench <benchmark> --NAME``; ``recallbench run --<benchmark>-NAME``)
-and its runner builds one typed config object from their values (``build_config``), so an option
-is added in one place and reaches every command.
+Each benchmark's typed config (``benchmarks/<name>/options.py``) is its one declaration: every
+field that is an option says so with ``option(help, ...)`` (its help, the commands offering it,
+``run``'s older spelling, and the recorded setting a resumed run must match) as field metadata.
+``options_of(Config)`` reads the ``Option``s off it; the command line derives its flags from them
+(``recallbench <benchmark> --NAME``; ``recallbench run --<benchmark>-NAME``), the runner builds
+the config from their values (``build_config``) and the resume checks read ``resume_keys``.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, TypeVar
 
 # The commands an option can be offered on: the benchmark's own command and `recallbench run`.
@@ -50,6 +52,8 @@ class Option:
     # --<benchmark>-<name>; several benchmarks' options may share one
     run_alias: str | None = None
     positive: bool = False  # a number that must be > 0 when given (checked before any work)
+    # the recorded setting (manifest key) a resumed run must match; "" = free to differ
+    resume: str = ""
 
     def flag_name(self, prefix: str = "") -> str:
         base = (self.flag or f"--{self.name}").removeprefix("--")
@@ -60,6 +64,41 @@ class Option:
 
 
 C = TypeVar("C")
+
+_OPTION = "recallbench.option"  # the field metadata key holding an option's declaration
+
+
+def option(help: str, *, default: Any = None,  # noqa: A002 - Option's own word
+           default_factory: Callable[[], Any] | None = None, resume: bool | str = False,
+           **declared: Any) -> Any:
+    """A config field that is an option: ``help`` and the ``Option`` keywords (``type``,
+    ``kind``, ``commands``, ``run_alias``...), its default the field's. ``resume``: a resumed
+    run must match it (True: recorded under the field's name; a text: under that key)."""
+    meta = {_OPTION: {"help": help, "resume": resume, **declared}}
+    if default_factory is not None:
+        return field(default_factory=default_factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def options_of(cls: type) -> tuple[Option, ...]:
+    """The options a config class declares, in field order (its other fields are recorded
+    settings no flag sets)."""
+    assert is_dataclass(cls)
+    out = []
+    for f in fields(cls):
+        declared = dict(f.metadata.get(_OPTION) or {})
+        if not declared:
+            continue
+        resume = declared.pop("resume")
+        default = f.default_factory() if f.default_factory is not MISSING else f.default
+        out.append(Option(f.name, default=default, resume=f.name if resume is True
+                          else (resume or ""), **declared))
+    return tuple(out)
+
+
+def resume_keys(options: tuple[Option, ...]) -> tuple[str, ...]:
+    """The recorded settings a resumed run must match, each once, in declaration order."""
+    return tuple(dict.fromkeys(o.resume for o in options if o.resume))
 
 
 def build_config(cls: Callable[..., C], options: tuple[Option, ...],
@@ -72,13 +111,3 @@ def build_config(cls: Callable[..., C], options: tuple[Option, ...],
         raise ValueError(f"no option {unknown[0]!r} (declared: {', '.join(declared)})")
     return cls(**{name: copy.copy(values.get(name, o.default))  # never a shared default dict
                   for name, o in declared.items()})
-
-
-def check_declared(cls: type, options: tuple[Option, ...]) -> None:
-    """The config class's fields are exactly the declared options (run at import by each
-    benchmark's options module: a field without its option cannot slip in)."""
-    assert is_dataclass(cls)
-    names = [f.name for f in fields(cls)]
-    declared = [o.name for o in options]
-    if names != declared:
-        raise TypeError(f"{cls.__name__} fields {names} differ from its options {declared}")

@@ -1,7 +1,8 @@
 """``recallbench scenemem``: the card's eval_runner command line, crash-safe and parallel.
 
-Its flags are derived from SceneMem's declared options (``benchmarks.scenemem.options``); a new
-run's config is built by SceneMem's runner (``run.scenemem_runner``), as ``recallbench run`` does.
+Its flags are spellings of SceneMem's declared options (``benchmarks.scenemem.options``); the
+run goes through SceneMem's runner (``run.scenemem_runner``), prepare then run, as each agent of
+``recallbench run`` does.
 
 Imports nothing heavy at module level so ``recallbench --help`` stays instant.
 """
@@ -10,8 +11,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from recallbench.benchmarks.scenemem.options import ScenememConfig
+    from recallbench.run.runner import Flags
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,24 +47,31 @@ def _handle(args: argparse.Namespace) -> int:
 
     from recallbench.benchmarks.scenemem.options import OPTIONS
     from recallbench.cli.execution import execution_settings, shard_of
-    from recallbench.cli.options import benchmark_values
+    from recallbench.cli.options import benchmark_flag, benchmark_values
     from recallbench.errors import InputError, UsageError
-    from recallbench.run.runner import RunContext
+    from recallbench.run.runner import Planned, RunContext
     from recallbench.run.scenemem_runner import RUNNER
 
-    options = RUNNER.config(benchmark_values(args, OPTIONS))  # numbers checked here
-    console = Console(stderr=True)
-    execution = execution_settings(args, options.workers)
-    shard_of(args)  # a bad --shard: before work
-    if options.resume and options.overwrite:
+    config = RUNNER.config(benchmark_values(args, OPTIONS))  # numbers checked here
+    execution = execution_settings(args, config.workers)
+    shard = shard_of(args)  # a bad --shard: before work
+    config = replace(config, shard=str(shard) if shard else None)
+    if config.resume and config.overwrite:
         raise UsageError("--overwrite", "--resume finishes a run, --overwrite starts it again: "
                                         "pass one")
-    config, run_dir = (_resumed(options, args) if options.resume
-                       else _new_run(options, args))
+    flags = benchmark_flag(args, OPTIONS)  # messages name each flag as it was typed
+    config = _resumed(config, flags) if config.resume else _new_run(config)
+    out, run_dir = RUNNER.paths(config, Path("."))
     try:
-        status = RUNNER.run_card(config, run_dir, RunContext(
-            execution=execution, console=console, resume=bool(options.resume),
-            overwrite=bool(options.overwrite)))
+        # --filter and --env-factory as `run` checks them, named as typed
+        prepared = RUNNER.prepare(Path(str(config.data_dir)), config, flags)
+        if not config.resume:
+            check_new_outputs(out, run_dir, "--run-dir" if config.run_dir else "--out",
+                              overwrite=bool(config.overwrite))
+        result = RUNNER.run(prepared, Planned(str(config.policy), target=config.policy),
+                            run_dir, RunContext(execution=execution, console=Console(stderr=True),
+                                                resume=bool(config.resume),
+                                                overwrite=bool(config.overwrite)))
     except (InputError, UsageError):
         raise  # a data dir, run folder or flag at fault: each names its own file or flag
     except (ValueError, ImportError) as exc:  # a bad --policy (or --env_factory) reference
@@ -72,7 +85,7 @@ def _handle(args: argparse.Namespace) -> int:
 
         print_error(f"interrupted; finish with: recallbench scenemem --resume --run-dir {run_dir}")
         return 130
-    return _overall(run_dir, status, args.format)
+    return _overall(run_dir, result.exit_status, args.format)
 
 
 def _overall(run_dir: Path, status: int, fmt_: str = "table") -> int:
@@ -94,68 +107,30 @@ def _overall(run_dir: Path, status: int, fmt_: str = "table") -> int:
     return max(status, run_exit_status(summary, run_dir))
 
 
-def _policy_target(spec: str) -> str:
-    """The ``module:Class`` a --policy runs as: a reference as given (the card's form), or what
-    a registered name means on SceneMem."""
-    from recallbench.agents.registry import NoMeaning, target, valid_names
+def _resumed(given: ScenememConfig, flags: Flags) -> ScenememConfig:
+    """The recorded run's config; options given again must agree with it."""
     from recallbench.errors import UsageError
-    from recallbench.loader import is_reference
+    from recallbench.run.scenemem_config import default_run_dir, policy_target
+    from recallbench.run.scenemem_runner import RUNNER
 
-    if is_reference(spec):
-        return spec
-    try:
-        return target(spec, "scenemem")
-    except NoMeaning as exc:
-        raise UsageError("--policy", str(exc)) from None
-    except ValueError:
-        raise UsageError("--policy", f"unknown policy {spec!r}: use module:Class, "
-                                     f"path/to/file.py:Class or one of "
-                                     f"{', '.join(valid_names('scenemem'))}") from None
-
-
-def _resumed(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
-    """The recorded run's config; flags given again must agree with it."""
-    from recallbench.errors import InputError, UsageError
-    from recallbench.run.scenemem import default_run_dir, resume_config
-
-    if not (options.run_dir or options.out):
+    if not (given.run_dir or given.out):
         raise UsageError("--resume", "needs the run: --run-dir RUN_DIR (or the run's --out)")
-    run_dir = Path(options.run_dir) if options.run_dir else default_run_dir(options.out)
-    given = {name: getattr(options, name) for name in (
-        "data_dir", "policy", "out", "filter", "max_steps", "seed", "test_timeout",
-        "camera_obs", "env_factory", "trust_suite", "trust_policy", "observation_only")}
-    given["shard"] = _shard(args)
-    config = resume_config(run_dir, given)
-    for name in ("approach_dist", "open_qpos"):
-        value = getattr(options, name)
-        if value is not None and config.thresholds.get(name) != value:
-            raise InputError(run_dir / "manifest.json", f"config.thresholds.{name}",
-                             f"the run used {config.thresholds.get(name)}; "
-                             f"--{name.replace('_', '-')} {value} differs")
-    return config, run_dir
+    run_dir = Path(given.run_dir) if given.run_dir else default_run_dir(str(given.out))
+    if given.policy:  # compared as the module:Class it runs as
+        given = replace(given, policy=policy_target(given.policy))
+    return RUNNER.resumed(given, run_dir, flags)
 
 
-def _new_run(options: Any, args: argparse.Namespace) -> tuple[Any, Path]:
-    from recallbench.benchmarks.scenemem.options import OPTIONS
-    from recallbench.cli.options import benchmark_flag
+def _new_run(config: ScenememConfig) -> ScenememConfig:
+    """The options given, the --policy as the ``module:Class`` it runs as."""
     from recallbench.errors import UsageError
-    from recallbench.run.scenemem import default_run_dir
-    from recallbench.run.scenemem_runner import RUNNER, card_config
+    from recallbench.run.scenemem_config import policy_target
 
     missing = [f"--{n.replace('_', '-')}" for n in ("data_dir", "policy", "out")
-               if not getattr(options, n)]
+               if not getattr(config, n)]
     if missing:
         raise UsageError(", ".join(missing), "required (or --resume --run-dir RUN_DIR)")
-    config = card_config(options, data_dir=options.data_dir,
-                         policy=_policy_target(options.policy), out=options.out,
-                         policy_args=options.policy_arg, shard=_shard(args))
-    # --filter and --env-factory as `run` checks them, named as typed
-    RUNNER.prepare(Path(options.data_dir), options, benchmark_flag(args, OPTIONS))
-    run_dir = Path(options.run_dir) if options.run_dir else default_run_dir(config.out)
-    check_new_outputs(Path(options.out), run_dir,
-                      "--run-dir" if options.run_dir else "--out",
-                      overwrite=bool(options.overwrite))
-    return config, run_dir
+    return replace(config, policy=policy_target(str(config.policy)))
 
 
 def check_new_outputs(out: Path, run_dir: Path, run_flag: str, overwrite: bool) -> None:
@@ -181,10 +156,3 @@ def check_new_outputs(out: Path, run_dir: Path, run_flag: str, overwrite: bool) 
     hint = (" (pass --overwrite to start its run again)" if made_here
             else " (no recallbench run wrote it)")
     check_output_file("--out", out, replace=made_here and overwrite, hint=hint)
-
-
-def _shard(args: argparse.Namespace) -> str | None:
-    from recallbench.cli.execution import shard_of
-
-    shard = shard_of(args)
-    return str(shard) if shard else None

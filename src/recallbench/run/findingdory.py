@@ -177,10 +177,10 @@ def agent_manifest(agent: Any) -> dict[str, Any] | None:
 
 
 def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
-              **settings: Any) -> dict[str, Any]:
-    """Write the manifest, or check an existing run matches. A run folder is never reused
-    silently, and a refusal says what to do (``--resume``, ``--overwrite`` or another ``--out``).
-    """
+              must_match: tuple[str, ...] = (), **settings: Any) -> dict[str, Any]:
+    """Write the manifest, or check an existing run matches on the ``must_match`` settings. A
+    run folder is never reused silently, and a refusal says what to do (``--resume``,
+    ``--overwrite`` or another ``--out``)."""
     manifest_path = run_dir / "manifest.json"
     if manifest_path.exists() and overwrite:  # as every command's --overwrite: under the lock,
         clear_run_folder(run_dir)  # the whole folder (a stale viewer/ too), links never followed
@@ -189,7 +189,7 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
         if not resume:
             raise UsageError("--out", f"{run_dir} already holds a run: pass --resume to finish "
                                       "it, --overwrite to start again, or choose another --out")
-        for key in ("data_sha256", "agent", "frames", "seed", "shard"):
+        for key in must_match:
             if key in settings and old.get(key) != settings[key]:
                 raise InputError(
                     manifest_path,

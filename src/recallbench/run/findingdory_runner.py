@@ -18,6 +18,7 @@ from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
 from recallbench.benchmarks.findingdory.metrics import Scoring
 from recallbench.benchmarks.findingdory.options import FindingDoryConfig
 from recallbench.benchmarks.findingdory.seam import planned_cases
+from recallbench.benchmarks.registry import get_benchmark
 from recallbench.console import tracker
 from recallbench.errors import InputError, UsageError
 from recallbench.executor import ExecutorSettings
@@ -126,23 +127,16 @@ class FindingDoryRunner(BenchmarkRunner):
         privileged = bool(getattr(planned.instance, "privileged", False))
         start_run(
             run_dir,
+            must_match=(*get_benchmark(self.name).run_settings, "shard"),
             benchmark=self.name,
             data=str(prepared.suite_path.resolve()),
-            data_sha256=suite.sha256,
-            videos=str(Path(config.videos).resolve()) if config.videos else None,
-            agent=planned.agent,
-            agent_kwargs=planned.kwargs,
+            **self._recorded(prepared, planned, budget),
             agent_privileged=privileged,
             agent_manifest=agent_manifest(planned.instance),
-            frames=budget,
-            seed=config.seed,
-            scoring=config.scoring,
             limit=config.limit,
             cases=len(planned_cases(suite, config.limit, ctx.shard)),
             shard=str(ctx.shard) if ctx.shard else None,
             executor=ctx.execution.manifest(),
-            ll_policy=ll_policy_name(config) if config.ll else None,
-            ll_policy_kwargs=config.ll_policy_arg if config.ll else None,
             resume=True if ctx.resume is None else ctx.resume,
             overwrite=ctx.overwrite,
         )
@@ -187,14 +181,20 @@ class FindingDoryRunner(BenchmarkRunner):
         return AgentRun(planned.agent, f"{factory.__module__}:{factory.__name__}", "ok",
                         note="; ".join(warnings), run_dir=str(agent_dir))
 
-    def settings(self, prepared: Prepared, planned: Planned) -> dict[str, Any]:
+    def _recorded(self, prepared: Prepared, planned: Planned, frames: int) -> dict[str, Any]:
+        """The manifest's settings that move an agent's answers at one frame budget (among
+        them every ``resume`` key of the options)."""
         config: FindingDoryConfig = prepared.config
-        return {"data_sha256": prepared.suite.sha256, "agent": planned.agent,
-                "agent_kwargs": planned.kwargs, "frames": config.frames, "seed": config.seed,
-                "scoring": config.scoring,
+        return {"data_sha256": prepared.suite.sha256,
                 "videos": str(Path(config.videos).resolve()) if config.videos else None,
+                "agent": planned.agent, "agent_kwargs": planned.kwargs, "frames": frames,
+                "seed": config.seed, "scoring": config.scoring,
                 "ll_policy": ll_policy_name(config) if config.ll else None,
                 "ll_policy_kwargs": config.ll_policy_arg if config.ll else None}
+
+    def settings(self, prepared: Prepared, planned: Planned) -> dict[str, Any]:
+        recorded = self._recorded(prepared, planned, prepared.config.frames)
+        return {k: recorded[k] for k in get_benchmark(self.name).run_settings}
 
     def execution(self, execution: ExecutorSettings) -> ExecutorSettings:
         # a comparison asks one local agent at a time, in order; a cluster: its workers

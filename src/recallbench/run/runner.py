@@ -45,6 +45,7 @@ class AgentRun:
     note: str = ""
     run_dir: str | None = None
     seconds: float = 0.0
+    exit_status: int = 0  # 1: some cases unloadable or left unrecorded (the command's exit)
 
 
 @dataclass

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,8 @@ from recallbench.agents.registry import agent_kind
 from recallbench.agents.vla import check_policy, check_policy_cameras, policy_kind
 from recallbench.benchmarks.scenemem.backend import check_factory_reference, robocasa_available
 from recallbench.benchmarks.scenemem.observation_env import SIMULATOR_ACCESS_NOTE
-from recallbench.benchmarks.scenemem.policy import card_eval_dirs, load_policy_class
+from recallbench.benchmarks.scenemem.options import ScenememConfig
+from recallbench.benchmarks.scenemem.policy import load_policy_class
 from recallbench.benchmarks.scenemem.results import (
     breakdown,
     card_results,
@@ -38,7 +38,6 @@ from recallbench.benchmarks.scenemem.spec import (
     load_scenario,
     parse_eval_spec,
 )
-from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.console import progress as progress_bar
 from recallbench.errors import InputError, print_problem
 from recallbench.executor import ExecutorSettings, Task, TaskResult, executor_for
@@ -48,114 +47,18 @@ from recallbench.run.limits import DEFAULT_TEST_TIMEOUT
 from recallbench.run.lock import clear_run_folder, run_folder_lock
 from recallbench.run.manifest import build_manifest, read_manifest, write_manifest
 from recallbench.run.runlog import RUN_LOG, RunLog, completed
+from recallbench.run.scenemem_config import (  # noqa: F401 - the run's config, re-exported
+    default_run_dir,
+    normalise,
+    record,
+    resume_config,
+)
 from recallbench.seeding import case_seed
 from recallbench.video.reader import check_video
 
 WORKER_HANDLER = "recallbench.run.scenemem_worker:run_test"
 # Wall-clock seconds per test without --test_timeout: a 1,500-step robosuite rollout with camera
 # observations fits many times over; a policy that hangs costs its test, never the run.
-
-
-@dataclass
-class ScenememConfig:
-    """Everything that moves the numbers; stored in the manifest and reused on --resume."""
-
-    data_dir: str
-    policy: str
-    out: str
-    filter: str | None = None
-    max_steps: int | None = None
-    seed: int = 0
-    test_timeout: float | None = None
-    thresholds: dict[str, float] = field(default_factory=lambda: asdict(Thresholds()))
-    policy_paths: list[str] = field(default_factory=list)
-    camera_obs: bool = True  # robosuite: camera observations + offscreen renderer, as the card
-    # From the command line only (a suite never names code or widens its own file access).
-    env_factory: str | None = None
-    trust_suite: bool = False
-    trust_policy: bool = False  # --trust-policy: a lerobot: folder is loaded unchecked
-    eval_dirs: list[str] = field(default_factory=list)
-    shard: str | None = None  # "i/N": this run's part of the scenarios (executor.shards)
-    # --policy-arg KEY=VALUE of served and LeRobot policies (obs_map, replan_steps, memory...)
-    policy_args: dict[str, Any] = field(default_factory=dict)
-    # The policy's env is observations + action_dim only (benchmarks.scenemem.observation_env);
-    # False: a card-interface policy had simulator access, which the manifest and report say.
-    observation_only: bool = False
-
-
-def default_run_dir(out: str | Path) -> Path:
-    out = Path(out)
-    return out.with_name(f"{out.stem}_run")
-
-
-def normalise(config: ScenememConfig) -> ScenememConfig:
-    """Absolute paths, and the import paths the policy needs, so a resume works from anywhere."""
-    paths = config.policy_paths or [str(Path.cwd())]
-    return ScenememConfig(
-        **{
-            **asdict(config),
-            "data_dir": str(Path(config.data_dir).resolve()),
-            "out": str(Path(config.out).resolve()),
-            "policy": absolute_ref(config.policy),
-            "policy_args": _absolute_files(config.policy_args),
-            # served and lerobot: policies never see more than observations
-            "observation_only": config.observation_only or policy_kind(config.policy) != "card",
-            "policy_paths": paths,
-            "env_factory": absolute_ref(config.env_factory) if config.env_factory else None,
-            "eval_dirs": config.eval_dirs or card_eval_dirs(config.data_dir),
-        }
-    )
-
-
-def absolute_ref(ref: str) -> str:
-    """``file.py:Name`` (or ``lerobot:FOLDER``) with an absolute path, so a resume works from
-    anywhere."""
-    if policy_kind(ref) == "lerobot":
-        return f"lerobot:{Path(ref.partition(':')[2]).resolve()}"
-    module_ref, sep, name = ref.rpartition(":")
-    if sep and module_ref.endswith(".py"):
-        return f"{Path(module_ref).resolve()}:{name}"
-    return ref
-
-
-def _absolute_files(args: dict[str, Any]) -> dict[str, Any]:
-    """The obs_map file a served policy's requests follow, by absolute path ("raw" stays)."""
-    value = args.get("obs_map")
-    if isinstance(value, str) and value != "raw":
-        return {**args, "obs_map": str(Path(value).resolve())}
-    return dict(args)
-
-
-def resume_config(run_dir: Path, given: dict[str, Any]) -> ScenememConfig:
-    """The recorded config; flags given again must agree with it (results must not drift)."""
-    if not (run_dir / "manifest.json").exists():  # read_manifest would call it unreadable
-        raise InputError(run_dir, None, "no run to finish here (no manifest.json); start one "
-                                        "without --resume")
-    try:
-        recorded = read_manifest(run_dir)["config"]
-    except ValueError as exc:  # cut short or edited by hand
-        raise InputError(run_dir / "manifest.json", None, f"not valid JSON ({exc})") from None
-    except KeyError as exc:
-        raise InputError(run_dir / "manifest.json", "config", "field missing") from exc
-    config = ScenememConfig(**recorded)
-    if not config.eval_dirs:  # recorded before the data root stopped going on sys.path
-        config.eval_dirs = card_eval_dirs(config.data_dir)
-        roots = {str(Path(d).parent) for d in config.eval_dirs}
-        config.policy_paths = [p for p in config.policy_paths if p not in roots]
-    for name, value in given.items():
-        if value is None:
-            continue
-        if name in ("data_dir", "out"):
-            value = str(Path(value).resolve())
-        if name in ("policy", "env_factory"):
-            value = absolute_ref(value)
-        if getattr(config, name) != value:
-            raise InputError(
-                run_dir / "manifest.json",
-                f"config.{name}",
-                f"the run used {getattr(config, name)!r}; --{name} {value!r} would change results",
-            )
-    return config
 
 
 def _record(scenario: Scenario, test_id: str, seed: int, result: TaskResult) -> dict[str, Any]:
@@ -209,15 +112,16 @@ def run_scenemem(
     console = console or Console(stderr=True)
     execution = execution or ExecutorSettings("local", workers)
     # Fail fast on a bad --policy or --env-factory (both from the command line).
-    policy_info = check_policy(config.policy, config.policy_args,  # a server must answer now
-                               trusted=config.trust_policy)
-    if policy_kind(config.policy) == "card":
-        load_policy_class(config.policy, config.policy_paths, config.eval_dirs)
+    policy = str(config.policy)  # a normalised config (run.scenemem_config) holds every value
+    policy_info = check_policy(policy, config.policy_args,  # a server must answer now
+                               trusted=bool(config.trust_policy))
+    if policy_kind(policy) == "card":
+        load_policy_class(policy, config.policy_paths, config.eval_dirs)
     if config.env_factory:
         check_factory_reference(config.env_factory)
     scenarios, errors, unrunnable = _load_scenarios(config, console)
     # a policy that needs images, on scenarios that record none: refused, not failed per test
-    check_policy_cameras(config.policy, config.policy_args, scenarios, config.camera_obs)
+    check_policy_cameras(policy, config.policy_args, scenarios, config.camera_obs is not False)
     with run_folder_lock(run_dir):  # a second writer is refused before it changes anything
         if overwrite and not resume:  # as every command's --overwrite: the whole folder
             clear_run_folder(run_dir)  # (a stale viewer/ or worker log too), links never followed
@@ -233,10 +137,11 @@ def _load_scenarios(
 ) -> tuple[list[Scenario], dict[str, str], dict[str, EvalSpec]]:
     """The scenarios that pass the pre-flight check, the errors of those that do not, and the
     specs of the failed ones whose spec still names its tests (their tests fail, counted)."""
-    roots = discover_scenarios(config.data_dir, config.filter)
+    data_dir = str(config.data_dir)
+    roots = discover_scenarios(data_dir, config.filter)
     if not roots:
         where = f" matching --filter {config.filter!r}" if config.filter else ""
-        raise InputError(config.data_dir, None, f"no scenario folders{where}")
+        raise InputError(data_dir, None, f"no scenario folders{where}")
     shard = parse_shard(config.shard)
     if shard is not None:
         roots = [r for r in roots if shard.picks(r.name)]
@@ -245,7 +150,7 @@ def _load_scenarios(
     unrunnable: dict[str, EvalSpec] = {}
     for root in roots:
         try:
-            scenario = load_scenario(root, config.env_factory, config.trust_suite)
+            scenario = load_scenario(root, config.env_factory, bool(config.trust_suite))
             for i, video in enumerate(scenario.video_paths):  # garbage/truncated: before work
                 check_video(video, f"videos[{i}]")
             scenarios.append(scenario)
@@ -287,7 +192,7 @@ def _record_preflight(
             new.append({
                 "key": key, "scenario": name, "test_id": test.test_id, "task": test.task,
                 "fixture": test.fixture.name, "fixture_type": test.fixture.type,
-                "category": test.category, "seed": case_seed(config.seed, key),
+                "category": test.category, "seed": case_seed(config.seed or 0, key),
                 "wall_time": 0.0, "memory": False, "steps": None, "max_steps": None,
                 "min_distance": None, "max_abs_qpos": None, "failed": None,
                 "restore_distance": None, "preflight": True,
@@ -321,7 +226,7 @@ def _write_manifest(
             raise InputError(run_dir / RUN_LOG, None, "run folder already used; pass --resume")
         manifest = build_manifest(
             benchmark="scenemem",
-            config=asdict(config),
+            config=record(config),
             workers=execution.workers,
             executor=execution.manifest(),
             seeds={
@@ -331,7 +236,7 @@ def _write_manifest(
             robocasa_imported=robocasa_available(),
             scenarios=[s.name for s in scenarios],
             policy=policy_info,
-            agent_kind=agent_kind(config.policy),  # what its score means (registry.KINDS)
+            agent_kind=agent_kind(str(config.policy)),  # what its score means (registry.KINDS)
             # A card-interface policy given the live env could read the answer from it.
             policy_simulator_access=not config.observation_only,
         )
@@ -359,7 +264,7 @@ def _execute(
             key = test_key(scenario.name, test.test_id)
             # a test recorded as failing the pre-flight check runs once its scenario is fixed
             if key not in done or done[key].get("preflight"):
-                seed = case_seed(config.seed, key)
+                seed = case_seed(config.seed or 0, key)
                 pending[key] = (scenario, test.test_id, seed)
                 executor.submit(Task(key, _payload(config, scenario, test.test_id, seed)))
     progress = progress_bar("scenemem", console, detail=True)
@@ -410,7 +315,7 @@ def _finish(
     plan = recorded_plan(loaded, done)  # every recorded result, whatever fails to load now
     keys = {test_key(name, t) for name, ids in plan for t in ids}
     records = [done[k] for k in sorted(keys) if k in done]
-    write_json_atomic(config.out, card_results(plan, done))
+    write_json_atomic(str(config.out), card_results(plan, done))
     summary = {
         "by_fixture_type": breakdown(records, "fixture_type"),
         "by_task": breakdown(records, "task"),
@@ -425,23 +330,10 @@ def _finish(
 
 
 def _payload(config: ScenememConfig, scenario: Scenario, test_id: str, seed: int) -> dict:
-    return {
-        "scenario_dir": str(scenario.root),
-        "test_id": test_id,
-        "policy": config.policy,
-        "policy_paths": config.policy_paths,
-        "eval_dirs": config.eval_dirs,
-        "env_factory": config.env_factory,
-        "trust_suite": config.trust_suite,
-        "trust_policy": config.trust_policy,
-        "max_steps": config.max_steps,
-        "thresholds": config.thresholds,
-        "seed": seed,
-        "run_seed": config.seed,
-        "camera_obs": config.camera_obs,
-        "policy_args": config.policy_args,
-        "observation_only": config.observation_only,
-    }
+    """What a worker runs one test with: the recorded config (policy, max_steps, thresholds...),
+    the test, its seed and the run's."""
+    return {**record(config), "scenario_dir": str(scenario.root), "test_id": test_id,
+            "seed": seed, "run_seed": config.seed}
 
 
 def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:

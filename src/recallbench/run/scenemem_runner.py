@@ -1,19 +1,18 @@
-"""SceneMem's runner: the one way a SceneMem run's config is built from its declared options
-(``recallbench scenemem`` and each agent of ``recallbench run``), run (``run.scenemem``), checked
-for a resume and joined from shards."""
+"""SceneMem's runner: the one way a SceneMem run is prepared and run, for ``recallbench
+scenemem`` (one policy: its --out and --run-dir, new or resumed) and each agent of ``recallbench
+run`` (its agent folder); also how a folder's recorded settings are read and shards joined."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from recallbench.agents.vla import check_policy, check_policy_cameras, policy_kind
 from recallbench.benchmarks.registry import get_benchmark
 from recallbench.benchmarks.scenemem.backend import check_factory_reference
-from recallbench.benchmarks.scenemem.options import ScenememOptions
+from recallbench.benchmarks.scenemem.options import ScenememConfig
 from recallbench.benchmarks.scenemem.spec import discover_scenarios, load_scenario
-from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError, UsageError
 from recallbench.executor.shards import Shard
 from recallbench.io import read_json, write_json_atomic
@@ -27,48 +26,22 @@ from recallbench.run.runner import (
     RunContext,
     kebab_flags,
 )
-from recallbench.run.scenemem import ScenememConfig, normalise, resume_config, run_scenemem
-
-
-def card_config(options: ScenememOptions, *, data_dir: str | Path, policy: str, out: str | Path,
-                policy_args: dict[str, Any] | None = None,
-                shard: str | None = None) -> ScenememConfig:
-    """A new run's config (absolute paths): the options given, the card's defaults else."""
-    defaults = Thresholds()
-    return normalise(ScenememConfig(
-        data_dir=str(data_dir),
-        policy=policy,
-        policy_args=dict(policy_args or {}),
-        observation_only=bool(options.observation_only),
-        out=str(out),
-        filter=options.filter,
-        max_steps=options.max_steps,
-        seed=0 if options.seed is None else options.seed,
-        test_timeout=options.test_timeout,
-        camera_obs=options.camera_obs is not False,
-        env_factory=options.env_factory,
-        trust_suite=bool(options.trust_suite),
-        trust_policy=bool(options.trust_policy),
-        shard=shard,
-        thresholds={
-            "approach_dist": _or(options.approach_dist, defaults.approach_dist),
-            "open_qpos": _or(options.open_qpos, defaults.open_qpos),
-            "restore_dist": defaults.restore_dist,
-        },
-    ))
-
-
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
+from recallbench.run.scenemem import run_scenemem
+from recallbench.run.scenemem_config import (
+    default_run_dir,
+    normalise,
+    record,
+    resume_config,
+)
 
 
 class ScenememRunner(BenchmarkRunner):
     name = "scenemem"
-    config_type = ScenememOptions
+    config_type = ScenememConfig
     run_subdir = "run"
     settings_in = "config"
 
-    def prepare(self, suite: Path, config: ScenememOptions,
+    def prepare(self, suite: Path, config: ScenememConfig,
                 flags: Flags = kebab_flags) -> Prepared:
         """The options that would fail every agent alike, checked once before any of them runs
         (else each agent's run fails on them in turn and the comparison says so only per agent):
@@ -92,7 +65,7 @@ class ScenememRunner(BenchmarkRunner):
                     if p.skip is None and p.target and policy_kind(p.target) != "card"]
         if not policies:
             return
-        options: ScenememOptions = prepared.config
+        options: ScenememConfig = prepared.config
         scenarios = _loadable(prepared.suite_path, options)
         for p in policies:
             assert p.target is not None
@@ -108,41 +81,63 @@ class ScenememRunner(BenchmarkRunner):
                 why = str(exc).replace("--policy-arg", f"--agent-arg {p.agent}.")
                 raise UsageError("--agents", why) from None
 
+    def paths(self, config: ScenememConfig, agent_dir: Path) -> tuple[Path, Path]:
+        """Where a run writes: results.json and its run folder. `recallbench scenemem`'s --out
+        and --run-dir (default: beside --out), else the comparison's agent folder."""
+        if config.out:
+            out = Path(config.out)
+            return out, (Path(config.run_dir) if config.run_dir
+                         else default_run_dir(out.resolve()))
+        return agent_dir / "results.json", self.run_dir(agent_dir)
+
     def _config(self, prepared: Prepared, planned: Planned, agent_dir: Path) -> ScenememConfig:
+        """The agent's new run: the options as given, the planned policy, the card's defaults.
+        Its policy arguments: the command's --policy-arg, else a served or lerobot: policy's
+        --agent-arg NAME.KEY=VALUE."""
         assert planned.target is not None  # the plan resolved it
-        # a served or lerobot: policy's --agent-arg NAME.KEY=VALUE are its --policy-arg
-        args = planned.kwargs if policy_kind(planned.target) != "card" else {}
-        return card_config(prepared.config, data_dir=prepared.suite_path, policy=planned.target,
-                           out=agent_dir / "results.json", policy_args=args)
+        config: ScenememConfig = prepared.config
+        args = config.policy_args or (
+            planned.kwargs if policy_kind(planned.target) != "card" else {})
+        return normalise(replace(config, data_dir=str(prepared.suite_path),
+                                 policy=planned.target, policy_args=args,
+                                 out=str(self.paths(config, agent_dir)[0])))
 
     def run(self, prepared: Prepared, planned: Planned, agent_dir: Path,
             ctx: RunContext) -> AgentRun:
-        options: ScenememOptions = prepared.config
-        run_dir = self.run_dir(agent_dir)
+        """Run the agent, or finish its run (``ctx.resume``; None: when its folder has a run
+        log) with the recorded config, every setting given again checked against it."""
+        _, run_dir = self.paths(prepared.config, agent_dir)
+        resume = (run_dir / RUN_LOG).exists() if ctx.resume is None else ctx.resume
         config = self._config(prepared, planned, agent_dir)
-        resume = (run_dir / RUN_LOG).exists()
         if resume:  # an earlier run of this agent: finish it, but only with the same settings
-            config = resume_config(run_dir, {
-                "policy": planned.target, "data_dir": str(prepared.suite_path),
-                "max_steps": options.max_steps, "seed": config.seed})
-        ctx.console.print(f"[bold]scenemem[/bold] {planned.agent} ({planned.target})"
-                          + (" resuming" if resume else ""))
+            config = resume_config(run_dir, config)
+        if ctx.resume is None:  # a comparison's agent (the benchmark command says its own)
+            ctx.console.print(f"[bold]scenemem[/bold] {planned.agent} ({planned.target})"
+                              + (" resuming" if resume else ""))
         status = run_scenemem(config, run_dir, ctx.execution.workers, resume=resume,
-                              console=ctx.console, execution=ctx.execution)
-        result = AgentRun(planned.agent, planned.target, "ok", run_dir=str(run_dir))
+                              console=ctx.console, execution=ctx.execution,
+                              overwrite=ctx.overwrite)
+        result = AgentRun(planned.agent, planned.target, "ok", run_dir=str(run_dir),
+                          exit_status=status)
         if status != 0:
             result.note = "some scenarios failed to load or tests are missing (see the run folder)"
         return result
 
+    def resumed(self, given: ScenememConfig, run_dir: Path, flags: Flags = kebab_flags
+                ) -> ScenememConfig:
+        """`recallbench scenemem --resume`: the recorded run's options (its --out and
+        --run-dir), every one given again checked against it."""
+        return replace(resume_config(run_dir, given, flags), run_dir=str(run_dir), resume=True)
+
     def run_card(self, config: ScenememConfig, run_dir: Path, ctx: RunContext) -> int:
-        """``recallbench scenemem``: run (or, ``ctx.resume``, finish) the card's evaluation of
-        one built config into ``run_dir``. Exit status 0, or 1 if a scenario failed to load."""
+        """One built config into ``run_dir`` (the SceneMem audit's runs). Exit status 0, or 1
+        if a scenario failed to load."""
         return run_scenemem(config, run_dir, ctx.execution.workers, resume=bool(ctx.resume),
                             console=ctx.console, execution=ctx.execution,
                             overwrite=ctx.overwrite)
 
     def settings(self, prepared: Prepared, planned: Planned) -> dict[str, Any]:
-        config = asdict(self._config(prepared, planned, Path("-")))
+        config = record(self._config(prepared, planned, Path("-")))
         return {k: config.get(k) for k in get_benchmark(self.name).run_settings}
 
     def merge(self, runs: list[tuple[Path, dict[str, Any], Shard]],
@@ -193,7 +188,7 @@ class ScenememRunner(BenchmarkRunner):
         })
 
 
-def _loadable(suite: Path, options: ScenememOptions) -> list[Any]:
+def _loadable(suite: Path, options: ScenememConfig) -> list[Any]:
     """The suite's scenarios that load (one that does not is the run's to report, per test)."""
     out = []
     for root in discover_scenarios(suite, options.filter):

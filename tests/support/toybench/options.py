@@ -1,28 +1,24 @@
-"""ToyBench's options: ``recallbench run --toybench-target green --toybench-limit 4``."""
+"""ToyBench's options, the fields of its config: ``recallbench run --toybench-target green
+--toybench-limit 4``."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recallbench.benchmarks.options import BENCHMARK_COMMAND, Option, check_declared
+from recallbench.benchmarks.options import BENCHMARK_COMMAND, option, options_of
 
 COLOURS = ("red", "green", "blue")
-
-OPTIONS: tuple[Option, ...] = (
-    Option("target", "the colour whose frame is asked for", default="red", choices=COLOURS),
-    Option("limit", "only the first N cases", type=int, positive=True),
-    Option("shard", "run only shard I of N (join the folders with `recallbench merge`)",
-           metavar="I/N"),
-    Option("seed", "run seed", type=int, default=0, commands=(BENCHMARK_COMMAND,)),
-)
 
 
 @dataclass(frozen=True)
 class ToyConfig:
-    target: str = "red"
-    limit: int | None = None
-    shard: str | None = None
-    seed: int = 0
+    target: str = option("the colour whose frame is asked for", default="red", choices=COLOURS,
+                         resume="target_colour")
+    limit: int | None = option("only the first N cases", type=int, positive=True, resume=True)
+    shard: str | None = option("run only shard I of N (join the folders with `recallbench "
+                               "merge`)", metavar="I/N", resume=True)
+    seed: int = option("run seed", type=int, default=0, commands=(BENCHMARK_COMMAND,),
+                       resume=True)
 
 
-check_declared(ToyConfig, OPTIONS)
+OPTIONS = options_of(ToyConfig)

@@ -8,6 +8,7 @@ from typing import Any
 from toybench.options import OPTIONS
 from toybench.suite import FILE, answer, is_suite, load_suite
 
+from recallbench.benchmarks.options import resume_keys
 from recallbench.benchmarks.seam import Benchmark, Metric, Record, Row, ScoreInput, first_error
 from recallbench.executor.shards import parse_shard
 
@@ -55,7 +56,7 @@ BENCHMARK = Benchmark(
     case_keys=lambda cases: [c["id"] for c in cases],
     score=score,
     no_answer=no_answer,
-    run_settings=("data", "agent", "target_colour", "seed", "limit", "shard"),
+    run_settings=("data", "agent", *resume_keys(OPTIONS)),  # its suite and agent, then options
     suite_of=lambda manifest: Path(manifest["data"]) if manifest.get("data") else None,
     runner="toybench.runner:RUNNER",
     options=OPTIONS,

@@ -11,6 +11,7 @@ from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
 from recallbench.benchmarks.findingdory.evaluate import score_records
 from recallbench.benchmarks.findingdory.metrics import METRICS, FindingDoryMetric
 from recallbench.benchmarks.findingdory.options import OPTIONS
+from recallbench.benchmarks.options import resume_keys
 from recallbench.benchmarks.seam import Benchmark, Record, Row, ScoreInput, first_error
 from recallbench.errors import InputError
 from recallbench.executor.shards import Shard, parse_shard
@@ -86,8 +87,7 @@ BENCHMARK = Benchmark(
     case_keys=case_keys,
     score=score,
     no_answer=no_answer,
-    run_settings=("data_sha256", "agent", "agent_kwargs", "frames", "seed", "scoring", "videos",
-                  "ll_policy", "ll_policy_kwargs"),
+    run_settings=resume_keys(OPTIONS),
     auditor="recallbench.audit.findingdory",
     case_reader="recallbench.report.viewer.findingdory_cases:run_cases",
     generator="recallbench.generate.registry:FINDINGDORY",

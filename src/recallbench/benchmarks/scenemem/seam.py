@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from recallbench.benchmarks.options import resume_keys
 from recallbench.benchmarks.scenemem.metrics import METRICS
 from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
 from recallbench.benchmarks.scenemem.options import OPTIONS
@@ -130,9 +131,7 @@ BENCHMARK = Benchmark(
     case_keys=case_keys,
     score=score,
     no_answer=no_answer,
-    run_settings=("policy", "data_dir", "max_steps", "seed", "test_timeout", "filter",
-                  "thresholds", "camera_obs", "env_factory", "trust_suite", "trust_policy",
-                  "observation_only"),
+    run_settings=resume_keys(OPTIONS),
     run_notes=run_notes,
     suite_of=lambda manifest: Path((manifest.get("config") or {}).get("data_dir") or "."),
     suite_primary=primary_metric,
