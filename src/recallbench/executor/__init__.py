@@ -4,6 +4,10 @@ Two backends behind one protocol (submit tasks, iterate results, close): local w
 (``recallbench.executor.local``) and Ray actors on a cluster (``recallbench.executor.ray``, the
 optional ``ray`` extra). ``make_executor`` picks one from ``ExecutorSettings``; which backend ran
 a case never changes its result, so the settings are provenance in a run's manifest.
+
+Words: the *driver* is the process that submits tasks and reads their results (Ray's word); a
+*worker* runs them. "Runner" means one thing in recallbench: a benchmark's runner
+(``run.runner.BenchmarkRunner``), which drives an executor.
 """
 
 from __future__ import annotations

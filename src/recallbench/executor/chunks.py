@@ -1,7 +1,7 @@
 """How many queued tasks a worker is handed at once: cheap tasks in chunks, costly ones singly.
 
 A round trip to a worker per task costs about as much as a cheap task (a random FindingDory
-answer takes ~0.3 ms), and runner and worker then take turns instead of working at once. So a
+answer takes ~0.3 ms), and driver and worker then take turns instead of working at once. So a
 worker is handed a chunk of tasks sized to roughly ``TARGET_SECONDS`` of work (from the wall
 times seen so far), and the next chunk before it runs dry. Chunking never changes what a task
 computes, its time limit or what a crash costs: the worker runs a chunk one task at a time,
@@ -55,6 +55,6 @@ class ChunkSizer:
 
     def refill_at(self, chunk: int) -> int:
         """Hand a worker its next chunk once it has at most this many tasks left, so it never
-        waits for the runner; a worker of single tasks gets the next only when idle, as before
+        waits for the driver; a worker of single tasks gets the next only when idle, as before
         (a costly task never waits behind another while a worker sits idle)."""
         return chunk // 2 if chunk > 1 else 0

@@ -50,11 +50,11 @@ from recallbench.loader import load_attr
 # A worker that dies this many times in a row before it is ready means a broken setup.
 MAX_STARTUP_FAILURES = 3
 # The largest chunk handed to a busy worker: the pipe (a socket buffer of ~200 KB on Linux)
-# takes it whole, so the runner never blocks on a worker that is itself blocked sending.
+# takes it whole, so the driver never blocks on a worker that is itself blocked sending.
 PREFETCH_BYTES = 64 * 1024
 # A worker running a chunk reports each task as it ends; waking for each report would cost the
-# runner more than a cheap task costs the worker. While every worker that wrote still has more
-# tasks of its chunk in hand, the runner waits this long and reads what came meanwhile at once.
+# driver more than a cheap task costs the worker. While every worker that wrote still has more
+# tasks of its chunk in hand, the driver waits this long and reads what came meanwhile at once.
 GATHER_SECONDS = 0.002
 
 
@@ -115,7 +115,7 @@ def _worker_main(conn: Connection, handler_ref: str, spool_fd: int | None, ppid:
     conn.send_bytes(ready_message(os.getpid()))
     while True:
         try:
-            msg = conn.recv()  # from the runner (trusted): (handler, log, [(key, payload)])
+            msg = conn.recv()  # from the driver (trusted): (handler, log, [(key, payload)])
         except (EOFError, OSError):
             return
         if msg is None:
@@ -127,7 +127,7 @@ def _worker_main(conn: Connection, handler_ref: str, spool_fd: int | None, ppid:
 
 def _exit_now() -> None:
     """Told to stop, no task running: end without the interpreter's teardown (freeing every
-    module takes a loaded machine up to half a second, and the runner waits for it). The exit
+    module takes a loaded machine up to half a second, and the driver waits for it). The exit
     handlers registered (an agent's, multiprocessing's) still run and the output is flushed."""
     with contextlib.suppress(BaseException):
         atexit._run_exitfuncs()
@@ -153,7 +153,7 @@ def _run_task(handlers: dict[str, Callable[[Any], Any]], ref: str, key: str, pay
             sys.stderr.flush()
         if _printed():  # one fstat, not a read of the spool, for a task that printed nothing
             move_output(spool_fd, log_path, key)
-    # The runner reads JSON only: what the handler returned cannot run code there.
+    # The driver reads JSON only: what the handler returned cannot run code there.
     return done_message(key, value, error, time.perf_counter() - start)
 
 
@@ -166,7 +166,7 @@ def _printed() -> bool:
 
 
 def _pickled(handler: str, log_path: str | None, chunk: list[Task]) -> bytes:
-    # the runner's own tasks to its own workers: pickle is safe in this direction only
+    # the driver's own tasks to its own workers: pickle is safe in this direction only
     return bytes(ForkingPickler.dumps(
         (handler, log_path, [(task.key, task.payload) for task in chunk])))
 
@@ -197,7 +197,7 @@ class _Worker:
         self.log_path = log_path
         self.ready = False
         self.tasks: deque[Task] = deque()  # handed over, not yet reported, in running order
-        self.started = 0.0  # when the first of them started, as far as the runner knows
+        self.started = 0.0  # when the first of them started, as far as the driver knows
         self.last_chunk = 0  # tasks in the last chunk sent: it has been read once fewer remain
         self.kept = False  # handed to the run's kept workers (session.keep_workers) once
 
@@ -233,7 +233,7 @@ class ProcessExecutor(TaskPool):
 
     ``handler`` is "module:function"; it is imported in each worker and called with the task's
     payload. The limit counts from the moment a task starts: for the first of a chunk when it is
-    handed to a ready worker, for the others when the runner hears the one before it end.
+    handed to a ready worker, for the others when the driver hears the one before it end.
     """
 
     def __init__(

@@ -73,7 +73,7 @@ def import_ray() -> Any:
     return ray
 
 
-class _Runner:
+class _TaskActor:
     """The actor body: imports handlers once each, runs tasks, returns their captured output."""
 
     def __init__(self, handler_ref: str) -> None:
@@ -204,7 +204,7 @@ class RayExecutor(TaskPool):
                 self._kept.at_end(self.ray.shutdown)
                 self._owns_ray = False
         self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0,
-                                            scheduling_strategy="SPREAD")(_Runner)
+                                            scheduling_strategy="SPREAD")(_TaskActor)
 
     def _new_worker(self) -> _Worker:
         if self._spare:  # a kept actor: ready once it has imported this executor's handler

@@ -1,9 +1,9 @@
-"""How a worker's result crosses to the runner: strict JSON text, never a pickle.
+"""How a worker's result crosses to the driver: strict JSON text, never a pickle.
 
 An agent's return value is arbitrary Python (an object with ``__reduce__``, a ``str`` subclass, an
 integer of 10,000 digits, NaN). Converted in the worker, anything that is not plain JSON fails
-that task there, with the reason; the runner only ever decodes JSON, so nothing an agent returns
-can run code in the runner or crash it.
+that task there, with the reason; the driver only ever decodes JSON, so nothing an agent returns
+can run code in the driver or crash it.
 """
 
 from __future__ import annotations

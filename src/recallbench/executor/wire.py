@@ -1,13 +1,13 @@
-"""What a local worker process and the runner say to each other, and how the runner reads it.
+"""What a local worker process and the driver say to each other, and how the driver reads it.
 
-Runner to worker (trusted: its own tasks): a pickled list of ``(key, payload)``, or None to stop.
-Worker to runner: JSON only, one message per finished task as it ends, so nothing a handler
-returns can run code in the runner: ``["ready", pid]`` once, then ``["done", key, error, wall
+Driver to worker (trusted: its own tasks): a pickled list of ``(key, payload)``, or None to stop.
+Worker to driver: JSON only, one message per finished task as it ends, so nothing a handler
+returns can run code in the driver: ``["ready", pid]`` once, then ``["done", key, error, wall
 seconds, value]`` where ``value`` is the handler's result as strict JSON (``results``).
 
-The runner reads a worker's socket directly, every whole message waiting in one system call
+The driver reads a worker's socket directly, every whole message waiting in one system call
 (``FrameReader``), instead of one ``recv_bytes`` and one ``poll`` per message: a cheap task's
-result then costs the runner a few microseconds to receive. The frames are multiprocessing's
+result then costs the driver a few microseconds to receive. The frames are multiprocessing's
 (``Connection.send_bytes``): a 4-byte big-endian length, or -1 and an 8-byte length.
 """
 
