@@ -411,7 +411,7 @@ def test_scenemem_reuses_its_run_only_when_asked(tmp_path, capsys, sm_data):
 def test_the_demo_docs_describe_the_demo_that_runs():
     """docs/run.md used to describe 2 scenarios, 1 episode and K = 48 while the demo ran 3, 2
     and 96."""
-    from recallbench.cli import run
+    from recallbench.cli import demo as run
 
     text = " ".join((ROOT / "docs" / "run.md").read_text().split())
     demo = text[text.index("## `recallbench demo`"):text.index("## `recallbench run`")]

@@ -174,7 +174,7 @@ def test_every_listed_name_runs_where_it_says():
 def small_demo(monkeypatch):
     """The demo at a smaller size (same code path: generation in worker processes, the
     comparison, the report)."""
-    from recallbench.cli import run as demo
+    from recallbench.cli import demo
 
     monkeypatch.setattr(demo, "DEMO_SCENEMEM_SCENARIOS", 1)
     monkeypatch.setitem(demo.DEMO_SCENEMEM_KNOBS, "tasks", 2)
