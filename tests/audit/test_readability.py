@@ -213,3 +213,25 @@ def test_the_audit_of_a_generated_suite_holds_every_row(findingdory_two_day_suit
     assert all(isinstance(r["passed"], bool) for r in rows.values())
     assert rows["nothing_in_view"]["n"] == 192 and rows["object_target_small"]["n"] > 0
     assert 0.0 <= sec["textured_object_share"] <= 1.0
+
+
+def test_a_scenemem_suite_gets_the_pixel_rows_of_its_camera_videos(tmp_path):
+    from recallbench.audit.readability import scenemem_readability
+
+    videos = tmp_path / "combo_0000_L0_S0_0" / "videos"
+    left = _distinct(192, 3)
+    for p in range(100, 192):  # the second half stands still
+        left[p] = left[99]
+    _write(videos / "robot0_agentview_left.mp4", left)
+    _write(videos / "robot0_eye_in_hand.mp4", _distinct(40, 4))  # shorter than 96: all frames
+    sec = scenemem_readability(tmp_path)
+    rows = _rows(sec)
+    assert sec["days"] == 2 and sec["unit"] == "videos"
+    assert rows["near_identical"]["n"] == 96 + 40
+    from recallbench.video.sampling import subsample_indices
+
+    still = int((subsample_indices(192, 96) >= 99).sum())  # sampled frames showing frame 99
+    assert rows["near_identical"]["value"] == pytest.approx(still / 136)
+    assert rows["near_identical"]["passed"] is False and rows["one_colour"]["passed"] is True
+    assert rows["nothing_in_view"]["value"] is None
+    assert "no instance segmentation" in rows["nothing_in_view"]["reason"]

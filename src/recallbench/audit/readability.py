@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
+
 NEAR_IDENTICAL = 2.0  # mean absolute difference, 0..255 levels
 ONE_COLOUR = 0.8  # share of a frame in one colour cube
 COLOUR_BIN = 16  # levels per bin; a colour cube is 2 bins a side
@@ -207,36 +209,68 @@ def _missing(what: str, missing: list[str], total: int) -> str:
         (", ..." if len(missing) > 3 else "") + ")"
 
 
+def _pixel_rows(frames: dict[str, list[np.ndarray]], no_video: list[str],
+                total: int) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    pixels = pixel_figures(frames) if frames and not no_video else None
+    rows = []
+    for name in ("near_identical", "one_colour"):
+        value, n = _share(pixels[name]) if pixels else (None, 0)
+        rows.append(_row(name, value, n, None if pixels else
+                         _missing("offered-frame video on disk", no_video, total)))
+    return rows, pixels
+
+
+def _segmentation_rows(seg: dict[str, Any] | None, why: str | None) -> list[dict[str, Any]]:
+    value, n = _share(seg["nothing_in_view"]) if seg else (None, 0)
+    rows = [_row("nothing_in_view", value, n, why)]
+    targets = seg["object_target_frames"] if seg else 0
+    for name in ("object_target_area_median", "object_target_small"):
+        rows.append(_row(name, seg[name] if seg else None, targets,
+                         why or "no object target has a valid offered frame"))
+    return rows
+
+
+def _section(rows: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"rows": rows, "passed": all(r["passed"] for r in rows if r["passed"] is not None),
+            "measured": sum(r["passed"] is not None for r in rows), **extra}
+
+
 def readability(suite: Any, k: int) -> dict[str, Any]:
     """The readability section of a FindingDory suite's audit (JSON-able)."""
     days_all = list(dict.fromkeys(c.ep_id for c in suite.cases))
     frames, no_video = read_offered(suite, k)
     records, no_record = read_records(suite)
-    rows = []
-    pixels = pixel_figures(frames) if frames and not no_video else None
-    for name in ("near_identical", "one_colour"):
-        value, n = _share(pixels[name]) if pixels else (None, 0)
-        rows.append(_row(name, value, n, None if pixels else
-                         _missing("offered-frame video on disk", no_video, len(days_all))))
+    rows, pixels = _pixel_rows(frames, no_video, len(days_all))
     seg = segmentation_figures(records) if records and not no_record else None
     why = None if seg else _missing(f"{READABILITY_FILE} (instance segmentation of the offered "
                                     "frames, recorded by generate)", no_record, len(days_all))
-    value, n = _share(seg["nothing_in_view"]) if seg else (None, 0)
-    rows.append(_row("nothing_in_view", value, n, why))
-    targets = seg["object_target_frames"] if seg else 0
-    for name in ("object_target_area_median", "object_target_small"):
-        rows.append(_row(name, seg[name] if seg else None, targets,
-                         why or "no object target has a valid offered frame"))
     info = {key: seg[key] for key in ("textured_object_share", "object_target_area_p10",
                                       "receptacle_target_area_median",
                                       "receptacle_target_area_p10")} if seg else {}
-    return {
-        "days": len(days_all), "k": k, "rows": rows, **info,
-        "passed": all(r["passed"] for r in rows if r["passed"] is not None),
-        "measured": sum(r["passed"] is not None for r in rows),
-        "reason": why,  # the segmentation rows' n/a reason, when they are n/a
-        "per_day": _per_day(pixels, records),
-    }
+    return _section(rows + _segmentation_rows(seg, why), days=len(days_all), unit="days", k=k,
+                    **info,
+                    reason=why,  # the segmentation rows' n/a reason, when they are n/a
+                    per_day=_per_day(pixels, records))
+
+
+def scenemem_readability(suite_dir: Path, k: int = DEFAULT_FRAMES) -> dict[str, Any]:
+    """The pixel rows of a SceneMem suite, over ``k`` evenly spaced frames of each scenario's
+    camera videos (each video a "day"); the segmentation rows are n/a."""
+    from recallbench.video.reader import VideoFrames, count_frames
+    from recallbench.video.sampling import subsample_indices
+
+    frames: dict[str, list[np.ndarray]] = {}
+    for video in sorted(Path(suite_dir).glob("combo_*/videos/*.mp4")):
+        n = count_frames(video)
+        picks = subsample_indices(n, min(k, n)).tolist()
+        frames[f"{video.parent.parent.name}/{video.stem}"] = VideoFrames(
+            video, picks, stamp=False).frames()
+    missing = [] if frames else [Path(suite_dir).name]
+    rows, pixels = _pixel_rows(frames, missing, len(frames) or 1)
+    why = "SceneMem scenarios record no instance segmentation of their frames"
+    return _section(rows + _segmentation_rows(None, why), days=len(frames), unit="videos", k=k,
+                    reason=why,
+                    per_day=_per_day(pixels, {}))
 
 
 def _per_day(pixels: dict[str, Any] | None, records: dict[str, dict[str, Any]]) -> dict:
@@ -248,9 +282,3 @@ def _per_day(pixels: dict[str, Any] | None, records: dict[str, dict[str, Any]]) 
         out.setdefault(ep, {})["nothing_in_view"] = [
             p for p, f in enumerate(rec["frames"]) if f["largest"] < IN_VIEW]
     return out  # per day: the offered positions each figure counts, for a person to look
-
-
-def not_measured(reason: str) -> dict[str, Any]:
-    """The section of a suite no figure can be measured on."""
-    rows = [_row(name, None, 0, reason) for name in BOUNDS]
-    return {"rows": rows, "passed": True, "measured": 0, "reason": reason, "per_day": {}}

@@ -51,7 +51,8 @@ def readability_table(section: dict[str, Any]) -> Any:
     """The readability section (``audit.readability``): each figure against its bound."""
     from rich.table import Table
 
-    t = Table(title=f"readability of the offered frames ({section.get('days', '?')} days)")
+    t = Table(title=f"readability of the offered frames ({section.get('days', '?')} "
+              f"{section.get('unit', 'days')})")
     for col in ("figure", "value %", "bound %", "n", "verdict"):
         t.add_column(col, justify="left" if col in ("figure", "verdict") else "right")
     for r in section["rows"]:

@@ -60,6 +60,14 @@ def textured_geoms(model: Any) -> np.ndarray:
     return out
 
 
+def _shrink(rgb: np.ndarray) -> np.ndarray:
+    """``rgb`` at 1/SHEET_SCALE of its size, each pixel the mean of its block (no aliasing)."""
+    k = SHEET_SCALE
+    h, w = rgb.shape[0] // k * k, rgb.shape[1] // k * k
+    blocks = rgb[:h, :w].reshape(h // k, k, w // k, k, 3).mean(axis=(1, 3))
+    return blocks.round().astype(np.uint8)
+
+
 @dataclass
 class OfferedFrames:
     """A frame sink's companion: ``__call__(frame, rgb)`` at every frame of the day, in the
@@ -90,8 +98,8 @@ class OfferedFrames:
             return
         inst, textured = self._segment()
         self.stats.append(self._frame_stats(frame, inst, textured))
+        self.images[frame] = _shrink(rgb)
         step = SHEET_SCALE
-        self.images[frame] = np.ascontiguousarray(rgb[::step, ::step])
         self.masks[frame] = (inst[::step, ::step] + 1).astype(np.uint16)
         self._last = (frame, rgb)
 

@@ -22,6 +22,7 @@ from recallbench.benchmarks.findingdory.evaluate import MALFORMED, EpisodeCache,
 from recallbench.benchmarks.findingdory.metrics import FindingDoryMetric
 from recallbench.benchmarks.findingdory.scoring import resolve_positions
 from recallbench.benchmarks.registry import get_benchmark
+from recallbench.report.viewer.sheets import episode_sheets
 from recallbench.report.viewer.thumbs import Thumbnailer
 from recallbench.run.manifest import read_manifest
 from recallbench.run.runlog import RUN_LOG, completed
@@ -183,6 +184,7 @@ def run_cases(run_dir: Path, agent: str, thumbs: Thumbnailer,
         except MALFORMED as exc:  # a hand-edited or planted record: this case's page says so
             row = {**row, "failure": "response_error"}
             detail = _malformed_detail(case, row, exc, metrics)
+        detail["sheets"] = episode_sheets(suite, case.ep_id, thumbs)  # the day's contact sheets
         yield {
             "bench": "findingdory", "agent": agent, "id": case.id,
             "category": case.category, "group": case.group, "kind": case.template,

@@ -254,6 +254,12 @@ function lineChart(id, title, steps, series, threshold, thresholdLabel) {
   return svg + "</svg>";
 }
 
+function sheetsSection(sheets) {
+  // the day's contact sheets (generate writes them; the viewer copies them into sheets/)
+  const fig = (url, title) => url ? `<figure><a href="${esc(url)}" target="_blank"><img loading="lazy" src="${esc(url)}" alt="${esc(title)}"></a><figcaption>${esc(title)} (click for full size)</figcaption></figure>` : "";
+  return `<h2>Contact sheets of this day</h2><div class="sheets" id="sheets">${fig(sheets.frames, "the offered frames (position · frame)")}${fig(sheets.targets, "every question's target at its valid offered frames, outlined (frame · share of the frame)")}</div>`;
+}
+
 function renderFindingDory(c, path) {
   const d = c.detail, valid = new Set(d.valid_positions), chosen = new Set(d.chosen);
   const parts = [`<p><strong>Question:</strong> <span id="question">${esc(d.question)}</span></p>`,
@@ -286,6 +292,7 @@ function renderFindingDory(c, path) {
         ...((d.ll && d.ll.stops) || []).map((s) => ({ xy: s.pose.slice(0, 2), color: "#d97706", label: `LL stop at step ${s.step}`, ring: true, r: 6 }))],
       ll));
   }
+  if (d.sheets) parts.push(sheetsSection(d.sheets));
   return parts.join("\n");
 }
 
