@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from recallbench.world import object_shapes as shapes
-from recallbench.world.object_shapes import RGBA, Adder
+from recallbench.world.object_shapes import RGBA
 
 COLORS: dict[str, RGBA] = {
     "red": (0.8, 0.1, 0.1, 1),
@@ -33,7 +32,6 @@ class Category:
     material: str
     function: str
     colors: tuple[str, ...]
-    add: Adder
     stripes: bool = False  # can carry the "striped" pattern
 
 
@@ -48,7 +46,6 @@ CATEGORIES: dict[str, Category] = {
             "ceramic",
             "eating",
             ("white", "blue", "red", "green"),
-            shapes.bowl,
             True,
         ),
         Category(
@@ -59,7 +56,6 @@ CATEGORIES: dict[str, Category] = {
             "ceramic",
             "drinking",
             ("white", "red", "blue", "yellow", "black"),
-            shapes.mug,
             True,
         ),
         Category(
@@ -70,7 +66,6 @@ CATEGORIES: dict[str, Category] = {
             "plastic",
             "drinking",
             ("red", "blue", "green", "orange", "pink"),
-            shapes.cup,
             True,
         ),
         Category(
@@ -81,7 +76,6 @@ CATEGORIES: dict[str, Category] = {
             "ceramic",
             "eating",
             ("white", "blue", "grey"),
-            shapes.plate,
             True,
         ),
         Category(
@@ -92,7 +86,6 @@ CATEGORIES: dict[str, Category] = {
             "organic",
             "eating",
             ("red", "green", "yellow"),
-            shapes.sphere_fruit(0.04),
         ),
         Category(
             "orange",
@@ -102,7 +95,6 @@ CATEGORIES: dict[str, Category] = {
             "organic",
             "eating",
             ("orange",),
-            shapes.sphere_fruit(0.04),
         ),
         Category(
             "tomato",
@@ -112,7 +104,6 @@ CATEGORIES: dict[str, Category] = {
             "organic",
             "cooking",
             ("red",),
-            shapes.sphere_fruit(0.035),
         ),
         Category(
             "banana",
@@ -122,7 +113,6 @@ CATEGORIES: dict[str, Category] = {
             "organic",
             "eating",
             ("yellow", "green"),
-            shapes.banana,
         ),
         Category(
             "can",
@@ -132,7 +122,6 @@ CATEGORIES: dict[str, Category] = {
             "metal",
             "drinking",
             ("red", "blue", "green", "grey"),
-            shapes.can,
             True,
         ),
         Category(
@@ -143,7 +132,6 @@ CATEGORIES: dict[str, Category] = {
             "glass",
             "drinking",
             ("green", "brown", "blue", "white"),
-            shapes.bottle,
         ),
         Category(
             "cereal_box",
@@ -153,7 +141,6 @@ CATEGORIES: dict[str, Category] = {
             "cardboard",
             "eating",
             ("yellow", "red", "blue", "orange"),
-            shapes.cereal,
             True,
         ),
         Category(
@@ -164,7 +151,6 @@ CATEGORIES: dict[str, Category] = {
             "paper",
             "reading",
             ("red", "blue", "green", "black", "purple"),
-            shapes.box(0.08, 0.11, 0.02),
             True,
         ),
         Category(
@@ -175,7 +161,6 @@ CATEGORIES: dict[str, Category] = {
             "plastic",
             "entertainment",
             ("black", "grey"),
-            shapes.remote,
         ),
         Category(
             "vase",
@@ -185,7 +170,6 @@ CATEGORIES: dict[str, Category] = {
             "glass",
             "decoration",
             ("blue", "white", "purple", "green"),
-            shapes.vase,
             True,
         ),
         Category(
@@ -196,7 +180,6 @@ CATEGORIES: dict[str, Category] = {
             "ceramic",
             "drinking",
             ("white", "blue", "red"),
-            shapes.teapot,
         ),
         Category(
             "ball",
@@ -206,7 +189,6 @@ CATEGORIES: dict[str, Category] = {
             "rubber",
             "playing",
             ("red", "blue", "yellow", "green", "orange"),
-            shapes.ball,
             True,
         ),
         Category(
@@ -217,9 +199,8 @@ CATEGORIES: dict[str, Category] = {
             "wax",
             "lighting",
             ("white", "red", "purple", "yellow"),
-            shapes.candle,
         ),
-        Category("lemon", 0.033, 0.045, "oval", "organic", "cooking", ("yellow",), shapes.lemon),
+        Category("lemon", 0.033, 0.045, "oval", "organic", "cooking", ("yellow",)),
         Category(
             "jar",
             0.065,
@@ -228,7 +209,6 @@ CATEGORIES: dict[str, Category] = {
             "glass",
             "storage",
             ("white", "green", "orange"),
-            shapes.jar,
         ),
         Category(
             "sponge",
@@ -238,7 +218,6 @@ CATEGORIES: dict[str, Category] = {
             "foam",
             "cleaning",
             ("yellow", "pink", "blue"),
-            shapes.sponge,
         ),
         Category(
             "soap_bottle",
@@ -248,7 +227,6 @@ CATEGORIES: dict[str, Category] = {
             "plastic",
             "cleaning",
             ("pink", "green", "blue", "white"),
-            shapes.soap,
         ),
         Category(
             "pot",
@@ -258,7 +236,6 @@ CATEGORIES: dict[str, Category] = {
             "metal",
             "cooking",
             ("grey", "black", "red"),
-            shapes.pot,
         ),
         Category(
             "kettle",
@@ -268,10 +245,9 @@ CATEGORIES: dict[str, Category] = {
             "metal",
             "cooking",
             ("grey", "black", "red", "white"),
-            shapes.kettle,
         ),
-        Category("egg", 0.03, 0.022, "oval", "organic", "cooking", ("white", "brown"), shapes.egg),
-        Category("bread", 0.045, 0.12, "elongated", "organic", "eating", ("brown",), shapes.bread),
+        Category("egg", 0.03, 0.022, "oval", "organic", "cooking", ("white", "brown")),
+        Category("bread", 0.045, 0.12, "elongated", "organic", "eating", ("brown",)),
         Category(
             "toy_block",
             0.03,
@@ -280,7 +256,6 @@ CATEGORIES: dict[str, Category] = {
             "wood",
             "playing",
             ("red", "blue", "yellow", "green"),
-            shapes.block,
             True,
         ),
         Category(
@@ -291,7 +266,6 @@ CATEGORIES: dict[str, Category] = {
             "plastic",
             "timekeeping",
             ("black", "white", "red"),
-            shapes.clock,
         ),
         Category(
             "glass",
@@ -301,7 +275,6 @@ CATEGORIES: dict[str, Category] = {
             "glass",
             "drinking",
             ("white", "blue", "green"),
-            shapes.glass,
         ),
     )
 }

@@ -1,12 +1,14 @@
-"""Object instances: one free-jointed body per object, its shape from the catalogue, one simple
-collider, an optional striped pattern, and the metadata entry (FindingDory-style attributes)."""
+"""Object instances: one free-jointed body per object, its textured mesh (``object_shapes``),
+one simple collider, and the metadata entry (FindingDory-style attributes)."""
 
 from __future__ import annotations
+
+import zlib
 
 import mujoco
 import numpy as np
 
-from recallbench.world.mjcf import BOX, CYL, OBJECT, SPHERE, VISUAL, Vec, geom
+from recallbench.world.mjcf import BOX, OBJECT, SPHERE, Vec, geom
 from recallbench.world.object_catalogue import (
     CATEGORIES,
     COLORS,
@@ -14,8 +16,12 @@ from recallbench.world.object_catalogue import (
     ROOM_CATEGORIES,
     Category,
 )
+from recallbench.world.object_shapes import VARIANTS, add_shape, set_inertial
 
-__all__ = ["CATEGORIES", "COLORS", "PATTERNS", "ROOM_CATEGORIES", "SPHERE_COLLIDERS", "add_object"]
+__all__ = [
+    "CATEGORIES", "COLORS", "PATTERNS", "ROOM_CATEGORIES", "SPHERE_COLLIDERS", "add_object",
+    "object_variant",
+]
 
 SPHERE_COLLIDERS = ("apple", "orange", "tomato", "ball")
 # (hx, hy) of the collision box where it is not (radius, radius); hz is always half_height
@@ -57,23 +63,40 @@ def _collider(body: mujoco.MjsBody, name: str, cat: Category) -> None:
     g.friction = [1.0, 0.01, 0.001]
 
 
+def object_variant(rng: np.random.Generator, name: str) -> int:
+    """Which of the category's variants an object shows: from a child of the world's generator
+    (so the world seed decides it) without drawing from the generator itself, which would move
+    every later draw of the world."""
+    try:
+        child = rng.spawn(1)[0]
+    except (TypeError, ValueError):  # a generator without a seed sequence
+        child = np.random.default_rng(zlib.crc32(name.encode()))
+    return int(child.integers(VARIANTS))
+
+
 def add_object(
-    world: mujoco.MjsBody, name: str, category: str, pos: Vec, yaw: float, rng: np.random.Generator
+    spec: mujoco.MjSpec,
+    name: str,
+    category: str,
+    pos: Vec,
+    yaw: float,
+    rng: np.random.Generator,
+    variant: int | None = None,
 ) -> dict:
-    """Add one free-jointed instance and return its metadata entry (attributes included)."""
+    """Add one free-jointed instance to ``spec``'s world and return its metadata entry
+    (attributes included). ``variant`` None: chosen from ``rng`` (``object_variant``)."""
     from recallbench.world.mjcf import r4, yaw_quat
 
     cat = CATEGORIES[category]
     color = str(rng.choice(cat.colors))
     pattern = "striped" if cat.stripes and rng.random() < 0.3 else "plain"
-    rgba = COLORS[color]
-    body = world.add_body(name=name, pos=r4(pos), quat=yaw_quat(yaw))
+    if variant is None:
+        variant = object_variant(rng, name)
+    body = spec.worldbody.add_body(name=name, pos=r4(pos), quat=yaw_quat(yaw))
     body.add_freejoint(name=f"{name}_joint")
-    cat.add(body, name, rgba, rgba)
+    add_shape(spec, body, name, category, cat.material, color, variant, pattern == "striped")
+    set_inertial(body, category)
     _collider(body, name, cat)
-    if pattern == "striped":
-        stripe = COLORS["white" if color != "white" else "red"]
-        _add_stripes(body, name, cat, stripe)
     return {
         "name": name,
         "category": category,
@@ -87,48 +110,7 @@ def add_object(
             "pattern": pattern,
             "function": cat.function,
         },
-        "rgba": list(rgba),
+        "rgba": list(COLORS[color]),
         "half_height": cat.half_height,
+        "variant": variant,
     }
-
-
-def _add_stripes(body: mujoco.MjsBody, name: str, cat: Category, rgba: Vec) -> None:
-    """Thin bands slightly proud of the first geom: visible stripes, no effect on physics."""
-    h = cat.half_height
-    for k, z in enumerate((-0.4 * h, 0.0, 0.4 * h)):
-        if cat.name in ("book", "cereal_box", "toy_block"):
-            dims = {
-                "book": (0.081, 0.111, 0.02),
-                "cereal_box": (0.071, 0.031, 0.11),
-                "toy_block": (0.031, 0.031, 0.03),
-            }[cat.name]
-            geom(
-                body,
-                f"{name}_s{k}",
-                BOX,
-                (dims[0], dims[1], max(0.002, dims[2] * 0.08)),
-                (0, 0, z),
-                rgba,
-                VISUAL,
-            )
-        elif cat.name == "ball":
-            geom(
-                body,
-                f"{name}_s{k}",
-                CYL,
-                (0.061 * (1 - (z / 0.06) ** 2) ** 0.5, 0.004),
-                (0, 0, z),
-                rgba,
-                VISUAL,
-            )
-        else:
-            r = {"bowl": 0.075, "plate": 0.1, "mug": 0.04}.get(cat.name, cat.radius)
-            geom(
-                body,
-                f"{name}_s{k}",
-                CYL,
-                (r + 0.0015, max(0.0015, h * 0.08)),
-                (0, 0, z),
-                rgba,
-                VISUAL,
-            )

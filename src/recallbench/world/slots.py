@@ -40,7 +40,6 @@ def place_objects(
 ) -> list[dict]:
     """Put ``n_objects`` objects on the slots (about half in fixtures), each of a category that
     fits the slot and its room; returns their metadata entries."""
-    world = spec.worldbody
     fixture_slots = [s for s in slots if s.kind == "fixture"]
     rec_slots = [s for s in slots if s.kind == "receptacle"]
     n_fix = min(len(fixture_slots), max(1, n_objects // 2))
@@ -76,7 +75,7 @@ def place_objects(
         per_cat[cat.name] = per_cat.get(cat.name, 0) + 1
         name = f"obj_{cat.name}_{per_cat[cat.name]}"
         pos = local_to_world(slot.center, slot.yaw, (lx, ly, cat.half_height + 0.003))
-        entry = add_object(world, name, cat.name, pos, float(rng.uniform(-math.pi, math.pi)), rng)
+        entry = add_object(spec, name, cat.name, pos, float(rng.uniform(-math.pi, math.pi)), rng)
         entry["initial_location"] = {"kind": slot.kind, "name": slot.name, "room": slot.room}
         objects.append(entry)
     return objects

@@ -8,7 +8,7 @@ import json
 from recallbench.world.asset_store import ASSET_ROOT, MANIFEST
 
 # Each family module has ``generate(out_dir) -> {file: manifest entry}``.
-FAMILIES: tuple[str, ...] = ("rooms",)
+FAMILIES: tuple[str, ...] = ("rooms", "objects")
 LICENCE = "MIT (this project, see LICENSE)"
 
 

@@ -1,0 +1,77 @@
+"""The ``objects`` family: every catalogue category's meshes (OBJ with texture coordinates,
+``object_meshes``) and textures in each of its colours (PNG, ``object_art``), ``VARIANTS`` of
+each, plus a striped print for categories that can be striped."""
+
+from __future__ import annotations
+
+import io
+import zlib
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from recallbench.world.assetgen.meshkit import obj_text
+from recallbench.world.assetgen.object_art import ARTS
+from recallbench.world.assetgen.object_meshes import MESHES
+from recallbench.world.object_catalogue import CATEGORIES, COLORS
+from recallbench.world.object_shapes import VARIANTS, mesh_file, texture_file
+
+LICENCE = "MIT (this project, see LICENSE)"
+MODULE = "recallbench.world.assetgen.objects"
+
+
+def png_palette_bytes(img: Image.Image) -> bytes:
+    """PNG of a 256-colour palette (a third of RGB's bytes; the same image, the same bytes)."""
+    buf = io.BytesIO()
+    img.quantize(256, dither=Image.Dither.NONE).save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
+
+
+def mesh_bytes(category: str, variant: int) -> bytes:
+    return obj_text(MESHES[category](variant),
+                    f"{category} variant {variant}: {MODULE}").encode()
+
+
+def texture_bytes(category: str, colour: str, variant: int, striped: bool) -> bytes:
+    name = texture_file(category, colour, variant, striped)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    rgb = tuple(float(x) for x in COLORS[colour][:3])
+    canvas = ARTS[category](colour, (rgb[0], rgb[1], rgb[2]), variant, striped, rng)
+    return png_palette_bytes(canvas.image())
+
+
+def plan() -> dict[str, tuple[Callable[[], bytes], dict]]:
+    """Every file of the family: name -> (what draws its bytes, manifest entry)."""
+    out: dict[str, tuple[Callable[[], bytes], dict]] = {}
+    for cat in CATEGORIES.values():
+        for k in range(VARIANTS):
+            out[mesh_file(cat.name, k)] = (partial(mesh_bytes, cat.name, k), _entry(
+                "object_meshes." + cat.name, cat.name, k, kind="mesh"))
+        for colour in cat.colors:
+            prints = [(k, False) for k in range(VARIANTS)] + ([(0, True)] if cat.stripes else [])
+            for k, striped in prints:
+                entry = _entry("object_art." + cat.name, cat.name, k, kind="texture",
+                               colour=colour, pattern="striped" if striped else "plain")
+                if striped:
+                    del entry["variant"]
+                out[texture_file(cat.name, colour, k, striped)] = (
+                    partial(texture_bytes, cat.name, colour, k, striped), entry)
+    return out
+
+
+def _entry(function: str, category: str, variant: int, **extra: str) -> dict:
+    module, func = function.split(".")
+    return {"source": f"procedural: recallbench.world.assetgen.{module}:{func}", "licence": LICENCE,
+            "category": category, "variant": variant, **extra}
+
+
+def generate(out_dir: Path) -> dict[str, dict]:
+    """Write the family's files into ``out_dir``; returns their manifest entries."""
+    entries = {}
+    for name, (draw, entry) in plan().items():
+        (out_dir / name).write_bytes(draw())
+        entries[name] = entry
+    return entries
