@@ -21,8 +21,9 @@ from typing import Any
 
 from recallbench.agents.registry import NO_MEMORY_KINDS, known_kind
 from recallbench.audit.core import check, judge, rate
-from recallbench.benchmarks.scenemem.metrics import METRIC_NAMES
-from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
+from recallbench.audit.readability import scenemem_readability
+from recallbench.benchmarks.scenemem.metrics import BY_NAME, METRIC_NAMES
+from recallbench.benchmarks.scenemem.openings import primary_metric
 from recallbench.errors import InputError
 
 AGENTS = {
@@ -58,9 +59,7 @@ def suite_size(suite_dir: Path) -> tuple[int, int]:
 
 
 def _values(records: list[dict[str, Any]], metric: str) -> list[float]:
-    if metric == "memory_success":
-        return [1.0 if r.get("memory") else 0.0 for r in records]
-    return [v for v in (strict_value(r) for r in records) if v is not None]
+    return [v for v in map(BY_NAME[metric].value, records) if v is not None]
 
 
 def _metric_block(records: list[dict[str, Any]], metric: str) -> dict[str, Any]:
@@ -143,6 +142,7 @@ def audit(suite_dir: Path, *, console: Any = None, workers: int = 1,
     checks.append(check(f"{ORACLE} {primary} >= {ORACLE_FLOOR:.0%}", value, ORACLE_FLOOR,
                         value >= ORACLE_FLOOR))
     report["checks"] = checks
+    report["readability"] = scenemem_readability(suite_dir)  # apart from checks (docs/audit.md)
     return judge(report)
 
 

@@ -82,7 +82,8 @@ def _run(args: argparse.Namespace) -> int:
     ctx = RunContext(execution=execution, console=console, resume=config.resume,
                      overwrite=config.overwrite, shard=shard)
     dirs, warnings = RUNNER.run_budgets(prepared, planned, Path(config.out), ctx)
-    metrics = get_benchmark("findingdory").metric_names()
+    bench = get_benchmark("findingdory")
+    metrics = bench.metric_names()
     summaries = {k: score_run(d, scoring=config.scoring, suite=prepared.suite)
                  for k, d in dirs.items()}
     if config.frames_sweep and as_data(args):
@@ -92,7 +93,8 @@ def _run(args: argparse.Namespace) -> int:
                        for r in summary_records(s, metrics, ())], args.format)
     elif config.frames_sweep:
         for k, summary in summaries.items():
-            console.print(f"K={k}: HL-SR {fmt(summary['overall']['hl_sr'])}")
+            primary = summary["overall"][bench.primary]
+            console.print(f"K={k}: {bench.labels()[bench.primary]} {fmt(primary)}")
     else:
         show_summary(args, summaries[config.frames], metrics, console, ("group", "category"))
     for warning in warnings:  # cases left for --resume (a server or input that may recover)

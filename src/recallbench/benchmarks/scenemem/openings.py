@@ -139,15 +139,6 @@ def strict_outcome(opened: list[tuple[str, int]], target: str, success: bool,
 
 
 
-def strict_value(record: Mapping[str, Any]) -> float | None:
-    """The strict metric of one run-log record as 0/1; None where it was not recorded (older
-    runs, restore tests); a test that errored before any step fails it."""
-    value = record.get("first_open_success")
-    if value is None:
-        return 0.0 if record.get("error") and record.get("task") != "restore" else None
-    return 1.0 if value else 0.0
-
-
 def primary_metric(suite_dir: Path) -> str:
     """The suite's primary SceneMem metric: ``suite.json``'s ``primary_metric`` when it names one
     of the declared metrics (generated suites), else the card's ``memory_success``."""

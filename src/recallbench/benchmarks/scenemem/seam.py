@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.options import resume_keys
-from recallbench.benchmarks.scenemem.metrics import METRICS
-from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
+from recallbench.benchmarks.scenemem.metrics import METRIC_NAMES, METRICS, case_values
+from recallbench.benchmarks.scenemem.openings import primary_metric
 from recallbench.benchmarks.scenemem.options import OPTIONS
 from recallbench.benchmarks.scenemem.results import test_key
 from recallbench.benchmarks.scenemem.spec import discover_scenarios, parse_eval_spec
@@ -60,8 +60,7 @@ def score(given: ScoreInput) -> list[Row]:
     test the run planned but never recorded (``missing_tests``) fails unless ``subset``."""
     rows: list[Row] = [
         {
-            "memory_success": 1.0 if r.get("memory") else 0.0,
-            "first_open_success": strict_value(r),
+            **case_values(r),
             "fixtures_opened_before_success": r.get("fixtures_opened_before_success"),
             "fixture_type": r.get("fixture_type"),
             "task": r.get("task"),
@@ -71,7 +70,7 @@ def score(given: ScoreInput) -> list[Row]:
         for r in map(clean_record, given.records.values())
     ]
     if not given.subset:
-        rows += [{"memory_success": 0.0, "first_open_success": 0.0, "failure": "missing"}
+        rows += [{**dict.fromkeys(METRIC_NAMES, 0.0), "failure": "missing"}
                  for _ in missing_tests(given)]
     return rows
 

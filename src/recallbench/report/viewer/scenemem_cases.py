@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
-from recallbench.benchmarks.scenemem.openings import primary_metric, strict_value
+from recallbench.benchmarks.scenemem.metrics import case_values
+from recallbench.benchmarks.scenemem.openings import primary_metric
 from recallbench.benchmarks.scenemem.seam import clean_record
 from recallbench.benchmarks.scenemem.spec import VIDEO_NAMES, Scenario, load_scenario
 from recallbench.report.viewer.thumbs import Thumbnailer
@@ -116,8 +117,7 @@ def test_detail(record: dict[str, Any], scenario: Scenario | None, cache: Scenar
                                          "restore_distance", "policy_info", "seed", "wall_time")
     }
     detail["thresholds"] = thresholds
-    detail["metrics"] = {"memory_success": 1.0 if record.get("memory") else 0.0,
-                         "first_open_success": strict_value(record)}
+    detail["metrics"] = case_values(record)
     detail["trace"] = record.get("trace")  # absent in runs recorded before trace version 1
     detail["chosen_fixture"] = (record.get("policy_info") or {}).get("fixture")
     if scenario is not None:
