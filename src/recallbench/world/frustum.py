@@ -43,7 +43,8 @@ def hidden_geoms(
     # beyond a side plane (left/right and top/bottom at once, by symmetry)
     for k, tan in ((0, tan_h), (1, tan_v)):
         out |= np.abs(local[:, k]) - depth * tan > r * math.sqrt(1.0 + tan * tan)
-    # planes (rbound 0) are unbounded; geoms with a material are left alone (their colour,
-    # and so the hiding below, may come from the material)
-    out &= (model.geom_rbound > 0) & (model.geom_matid < 0)
+    # planes (rbound 0) are unbounded. Geoms with a material are culled too: a zero geom
+    # alpha hides them as well (MuJoCo >= 3.3 takes a geom's rgba over its material's as soon
+    # as it differs from the default), and textured rooms are most of a house's geoms.
+    out &= model.geom_rbound > 0
     return out
