@@ -75,7 +75,7 @@ def _split_runs(profile: Profile) -> list[np.ndarray]:
     return [np.asarray(r, float) for r in runs if len(r) > 1]
 
 
-def revolve(profile: Profile, seg: int = 20, u: tuple[float, float] = (0.0, 1.0),
+def revolve(profile: Profile, seg: int = 16, u: tuple[float, float] = (0.0, 1.0),
             wobble: Callable[[np.ndarray], np.ndarray] | None = None) -> Mesh:
     """The surface swept by a profile (r, z, v) turning about the z axis, traversed so its
     right-hand side is the outside (bottom centre out, up, over a rim and down inside).

@@ -112,7 +112,7 @@ def orange(name: str, c: RGB, k: int, striped: bool, rng: np.random.Generator) -
     col = (0.98, 0.52, 0.05) if k == 0 else (0.96, 0.42, 0.02)
     cv = _skin(col, rng, 0.12)
     cv.noise(0.25, rng, (16, 32))
-    cv.speckle(shade(col, 0.7), 0.08, rng)
+    cv.speckle(shade(col, 0.85), 0.05, rng)
     cv.fill((0.45, 0.5, 0.15), (0.96, 1.0))
     return cv
 
@@ -317,7 +317,7 @@ def lemon(name: str, c: RGB, k: int, striped: bool, rng: np.random.Generator) ->
     col = (0.98, 0.88, 0.12) if k == 0 else (0.95, 0.82, 0.1)
     cv = _skin(col, rng, 0.1)
     cv.noise(0.2, rng, (16, 32))
-    cv.speckle(shade(col, 0.75), 0.05, rng)
+    cv.speckle(shade(col, 0.88), 0.05, rng)
     cv.gradient((0.6, 0.7, 0.15), col, (0.0, 0.08))
     cv.gradient(col, (0.6, 0.7, 0.15), (0.92, 1.0))
     return cv
