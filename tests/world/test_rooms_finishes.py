@@ -10,7 +10,7 @@ import pytest
 
 from recallbench.world import asset_store
 from recallbench.world.builder import build_world
-from recallbench.world.finishes import WALLS, wall_box, wall_material
+from recallbench.world.finishes import WALLS, choose_finishes, wall_box, wall_material
 from recallbench.world.navigation import NavGrid
 
 RGB = int(mujoco.mjtTextureRole.mjTEXROLE_RGB)
@@ -89,8 +89,11 @@ def test_homes_differ_in_finishes_and_a_home_keeps_its_own() -> None:
     floors = {k: sorted(set(_floors(*v).values())) for k, v in homes.items()}
     assert len({tuple(f) for f in floors.values()}) == len(homes)  # each home its own floors
     assert floors[(0, 0)] != floors[(0, 3)]  # same plan, other style: other finishes
-    again = _model(5, 1)
-    assert _floors(*again) == _floors(*homes[(5, 1)])
+    rooms = [(r["name"], r["type"]) for r in homes[(5, 1)][1]["rooms"]]
+    assert choose_finishes(5, 1, rooms) == choose_finishes(5, 1, rooms)
+    model, meta = homes[(5, 1)]
+    assert {r["name"]: _texture_of(model, r["floor_geom"]) + ".png" for r in meta["rooms"]} \
+        == choose_finishes(5, 1, rooms).floors
 
 
 @pytest.mark.parametrize("pattern", WALLS)
