@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "recallbench.cli.export",
     "recallbench.cli.world",
     "recallbench.cli.run",
+    "recallbench.cli.demo",
     "recallbench.cli.merge",
     "recallbench.cli.serve_policy",
     "recallbench.cli.report",

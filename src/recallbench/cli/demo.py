@@ -2,8 +2,8 @@
 baselines and the memory agents with ``recallbench run``'s machinery (``cli.run``), write a report.
 
 Checks everything before work, exits 1 when nothing was scored, and prints partial failure as
-warnings with counts (also in comparison.json and report.html). Registered by ``cli.run`` right
-after ``run``. Imports nothing heavy at module level so ``recallbench --help`` stays instant.
+warnings with counts (also in comparison.json and report.html). Imports nothing heavy at
+module level so ``recallbench --help`` stays instant.
 """
 
 from __future__ import annotations

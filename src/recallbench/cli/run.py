@@ -266,6 +266,3 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     # `recallbench --help` reads no declaration and scans no entry point
     run.__class__ = _RunParser
     run.set_defaults(func=_handle_run)
-    from recallbench.cli.demo import register as register_demo
-
-    register_demo(subparsers)  # listed right after run
