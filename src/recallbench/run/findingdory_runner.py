@@ -127,7 +127,7 @@ class FindingDoryRunner(BenchmarkRunner):
         privileged = bool(getattr(planned.instance, "privileged", False))
         start_run(
             run_dir,
-            must_match=(*get_benchmark(self.name).run_settings, "shard"),
+            must_match=_resume_keys(),
             benchmark=self.name,
             data=str(prepared.suite_path.resolve()),
             **self._recorded(prepared, planned, budget),
@@ -203,6 +203,15 @@ class FindingDoryRunner(BenchmarkRunner):
     def merge(self, runs: list[Any], records: dict[str, dict[str, Any]],
               manifest: dict[str, Any], out: Path) -> None:
         manifest["cases"] = sum(m.get("cases") or 0 for _, m, _ in runs)
+
+
+def _resume_keys() -> tuple[str, ...]:
+    """What finishing a run in its folder must match: the declared resume settings and the
+    shard, but not the agent's constructor arguments, which may name where its model is served
+    (a resume after the server moved goes on; ``agent_manifest`` records what moves the
+    answers). A comparison reusing an agent folder checks them too (``settings``)."""
+    return (*(k for k in get_benchmark("findingdory").run_settings if k != "agent_kwargs"),
+            "shard")
 
 
 def check_worlds(suite: Suite, limit: int | None, flag: str) -> None:
