@@ -190,8 +190,9 @@ def test_generated_records_match_the_annotations_and_the_end_of_day_world(
         valid = set(rows[t["id"]]["answer"][t["goal"]]) & set(offered)
         assert t["frames"] == sorted(valid)
         cols = [ann.entity_index(e) for e in t["entities"]]
-        for f, area in zip(t["frames"], t["area"], strict=True):
+        for f, area, names in zip(t["frames"], t["area"], t["held"], strict=True):
             held = [c for c in cols if sat[f, c]]
+            assert names == [ann.entities[c].id for c in held]
             assert area == pytest.approx(float(ann.coverage[f, held].max()), abs=1e-6)
     # the last offered frame is the end of the day: the saved world, seen by the world's renderer
     env = load_world(ep / "world")

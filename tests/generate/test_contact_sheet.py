@@ -69,4 +69,4 @@ def test_the_outline_rings_the_target_without_covering_it():
     yy, xx = np.indices(inside.shape)
     ty, tx = np.nonzero(inside)
     dist = np.abs(yy[..., None] - ty).__add__(np.abs(xx[..., None] - tx)).min(axis=-1)
-    assert (painted == ((dist >= 1) & (dist <= 2))).all()  # a two-pixel ring just outside
+    assert (painted == ((dist >= 1) & (dist <= 3))).all()  # a three-pixel ring just outside

@@ -99,10 +99,17 @@ def dominant_colour_share(frame: np.ndarray) -> float:
     return float(cube.max() / len(q))
 
 
-def pixel_figures(days: dict[str, list[np.ndarray]]) -> dict[str, Any]:
-    """Near-identical and one-colour flags per offered frame, per day (ep_id -> frames)."""
+Sources = dict[str, tuple[Path, list[int]]]  # day -> (video, the frames of it offered)
+
+
+def pixel_figures(sources: Sources) -> dict[str, Any]:
+    """Near-identical and one-colour flags per offered frame, per day; one day's frames
+    decoded at a time (a day's 96 frames at 480x640 hold 88 MB)."""
+    from recallbench.video.reader import VideoFrames
+
     near, one = {}, {}
-    for ep, frames in days.items():
+    for ep, (video, offered) in sources.items():
+        frames = VideoFrames(video, offered, stamp=False).frames()
         near[ep] = near_identical(frames).tolist()
         one[ep] = [dominant_colour_share(f) > ONE_COLOUR for f in frames]
     return {"near_identical": near, "one_colour": one}
@@ -122,11 +129,9 @@ def _offered_video(suite: Any, case: Any, k: int) -> tuple[Path, list[int]] | No
     return video, offered_for(case, k, video, None)
 
 
-def read_offered(suite: Any, k: int) -> tuple[dict[str, list[np.ndarray]], list[str]]:
-    """Each day's K offered frames, and the days without a video on disk."""
-    from recallbench.video.reader import VideoFrames
-
-    days: dict[str, list[np.ndarray]] = {}
+def offered_sources(suite: Any, k: int) -> tuple[Sources, list[str]]:
+    """Where each day's K offered frames are, and the days without a video on disk."""
+    days: Sources = {}
     missing: list[str] = []
     first: dict[str, Any] = {}
     for case in suite.cases:
@@ -136,8 +141,7 @@ def read_offered(suite: Any, k: int) -> tuple[dict[str, list[np.ndarray]], list[
         if found is None:
             missing.append(ep)
             continue
-        video, offered = found
-        days[ep] = VideoFrames(video, offered, stamp=False).frames()
+        days[ep] = found
     return days, missing
 
 
@@ -209,7 +213,7 @@ def _missing(what: str, missing: list[str], total: int) -> str:
         (", ..." if len(missing) > 3 else "") + ")"
 
 
-def _pixel_rows(frames: dict[str, list[np.ndarray]], no_video: list[str],
+def _pixel_rows(frames: Sources, no_video: list[str],
                 total: int) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     pixels = pixel_figures(frames) if frames and not no_video else None
     rows = []
@@ -238,7 +242,7 @@ def _section(rows: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
 def readability(suite: Any, k: int) -> dict[str, Any]:
     """The readability section of a FindingDory suite's audit (JSON-able)."""
     days_all = list(dict.fromkeys(c.ep_id for c in suite.cases))
-    frames, no_video = read_offered(suite, k)
+    frames, no_video = offered_sources(suite, k)
     records, no_record = read_records(suite)
     rows, pixels = _pixel_rows(frames, no_video, len(days_all))
     seg = segmentation_figures(records) if records and not no_record else None
@@ -256,15 +260,14 @@ def readability(suite: Any, k: int) -> dict[str, Any]:
 def scenemem_readability(suite_dir: Path, k: int = DEFAULT_FRAMES) -> dict[str, Any]:
     """The pixel rows of a SceneMem suite, over ``k`` evenly spaced frames of each scenario's
     camera videos (each video a "day"); the segmentation rows are n/a."""
-    from recallbench.video.reader import VideoFrames, count_frames
+    from recallbench.video.reader import count_frames
     from recallbench.video.sampling import subsample_indices
 
-    frames: dict[str, list[np.ndarray]] = {}
+    frames: Sources = {}
     for video in sorted(Path(suite_dir).glob("combo_*/videos/*.mp4")):
         n = count_frames(video)
-        picks = subsample_indices(n, min(k, n)).tolist()
-        frames[f"{video.parent.parent.name}/{video.stem}"] = VideoFrames(
-            video, picks, stamp=False).frames()
+        frames[f"{video.parent.parent.name}/{video.stem}"] = (
+            video, subsample_indices(n, min(k, n)).tolist())
     missing = [] if frames else [Path(suite_dir).name]
     rows, pixels = _pixel_rows(frames, missing, len(frames) or 1)
     why = "SceneMem scenarios record no instance segmentation of their frames"

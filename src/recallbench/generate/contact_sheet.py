@@ -1,9 +1,10 @@
 """Contact sheets of a generated day, so a person can look at what a model is offered.
 
-``frames.jpg``: the K offered frames in a grid, each tagged with its position and its frame in
-the day. ``targets.jpg``: every question target (one row per distinct target: an object or a
-receptacle), at its valid offered frames, the target's instance outlined, each tagged with its
-frame and the target's share of the frame. Both are written into the episode folder by
+``sheet_frames.jpg``: the K offered frames in a grid, each tagged with its position and its
+frame in the day. ``sheet_targets.jpg``: every question target (one row per distinct target: an
+object or a receptacle, or a goal any of several satisfy), at its valid offered frames (at most
+``PER_TARGET``, evenly spread), the instances that satisfy it there outlined, each tagged with
+its frame and the target's share of the frame. Both are written into the episode folder by
 ``generate`` (``SHEETS``); the viewer shows them on the case pages of a run on the suite.
 """
 
@@ -73,10 +74,10 @@ def _grow(mask: np.ndarray) -> np.ndarray:
 
 
 def _outlined(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
-    """``rgb`` with a two-pixel ring painted just outside ``inside``: the ring never covers
+    """``rgb`` with a three-pixel ring painted just outside ``inside``: the ring never covers
     the target, so a small one stays visible."""
     out = rgb.copy()
-    out[_grow(_grow(inside)) & ~inside] = OUTLINE
+    out[_grow(_grow(_grow(inside))) & ~inside] = OUTLINE
     return out
 
 
@@ -105,9 +106,12 @@ def targets_sheet(frames: Any, targets: Sequence[dict[str, Any]], labels: Mappin
 
     groups: dict[tuple[str, ...], dict[str, Any]] = {}
     for t in targets:
-        g = groups.setdefault(tuple(t["entities"]), {"kind": t["kind"], "ids": [], "area": {}})
+        g = groups.setdefault(tuple(t["entities"]),
+                              {"kind": t["kind"], "ids": [], "area": {}, "held": {}})
         g["ids"].append(t["id"])
         g["area"].update(zip(t["frames"], t["area"], strict=True))
+        g["held"].update(zip(t["frames"], t.get("held", [t["entities"]] * len(t["frames"])),
+                             strict=True))
     sample = next(iter(frames.images.values()))
     th = round(TARGET_TILE * sample.shape[0] / sample.shape[1])
     # a target without a valid offered frame gets a row of text only
@@ -119,8 +123,8 @@ def targets_sheet(frames: Any, targets: Sequence[dict[str, Any]], labels: Mappin
         valid = sorted(g["area"])
         text = _label(entities, g["kind"], labels, g["ids"], len(valid))
         draw.multiline_text((6, y + 2), text, fill=(235, 235, 235), font=font, spacing=3)
-        members = [frames.instance_index(e) + 1 for e in entities]
         for c, f in enumerate(_spread(valid, PER_TARGET)):
+            members = [frames.instance_index(e) + 1 for e in g["held"][f]]  # those that hold
             rgb = _outlined(frames.images[f], np.isin(frames.masks[f], members))
             x = LABEL + c * (TARGET_TILE + 2)
             sheet.paste(_tile(rgb, TARGET_TILE), (x, y))

@@ -15,7 +15,10 @@ Written per episode as ``readability.json`` (schema ``READABILITY_VERSION``):
      "frames": [{"frame": f, "objects": share, "receptacles": share, "largest": share,
                  "largest_name": name, "object_px": n, "textured_object_px": n}, ...],
      "targets": [{"id": qa id, "goal": g, "kind": "object"|"receptacle", "entities": [...],
-                  "frames": [f, ...], "area": [share, ...]}, ...]}
+                  "frames": [f, ...], "area": [share, ...], "held": [[entity, ...], ...]}, ...]}
+
+``held``: per valid frame, the goal's entities whose predicate holds there (the sheet outlines
+those).
 
 An instance is an object (its body), a receptacle or a kitchen fixture (its body's subtree).
 A geom is textured when its material has a texture.
@@ -147,10 +150,12 @@ def target_areas(ann: Any, rows: list[dict[str, Any]], offered: np.ndarray) -> l
                 continue  # a room (no instance), or a goal mixing kinds (none today)
             frames = sorted(int(f) for f in valid if int(f) in offered_set)
             cols = [ann.entity_index(e) for e in goal]
-            area = [round(float(ann.coverage[f, [c for c in cols if sat[f, c]] or cols].max()), 7)
-                    for f in frames]
+            held = [[c for c in cols if sat[f, c]] or cols for f in frames]
+            area = [round(float(ann.coverage[f, h].max()), 7)
+                    for f, h in zip(frames, held, strict=True)]
+            names = [[ann.entities[c].id for c in h] for h in held]
             out.append({"id": row["id"], "goal": g, "kind": kind.pop(), "entities": list(goal),
-                        "frames": frames, "area": area})
+                        "frames": frames, "area": area, "held": names})
     return out
 
 
