@@ -148,3 +148,29 @@ def test_nav_grid_ignores_the_dressing() -> None:
         mujoco.mj_forward(m, d)
         grids.append(NavGrid.from_model(m, d).navigable)
     assert np.array_equal(grids[0], grids[1])
+
+
+def test_the_manifest_lists_every_texture_a_home_can_choose_and_the_generator_drew_them(
+) -> None:
+    """Every file a finish can name is shipped and listed (with source and licence), the
+    manifest lists exactly what ``assetgen.rooms`` draws, and shipped files hold its pixels."""
+    from PIL import Image
+
+    from recallbench.world import finishes as fi
+    from recallbench.world.assetgen import rooms
+    from recallbench.world.assetgen.images import to_rgb
+
+    manifest = asset_store.manifests()["rooms"]
+    listed = set(manifest["assets"])
+    names = {f"floor_wood_{w}.png" for w in fi.WOODS}
+    names |= {f"floor_carpet_{c}.png" for c in fi.CARPETS}
+    names |= {f"floor_{t}.png" for t in (*fi.TILES, *fi.BATH_TILES, "stone_travertine")}
+    names |= {f"wall_{w}.png" for w in fi.WALLS}
+    names |= {f"backsplash_{b}.png" for b in fi.BACKSPLASHES}
+    names |= {f"fabric_{c}.png" for c in (*fi.COVERS, "linen")} | {"furniture_wood.png"}
+    assert names <= listed, sorted(names - listed)
+    assert all(e["source"] for e in manifest["assets"].values()) and manifest["licence"]
+    assert {f"{stem}.png" for stem in rooms.drawings()} == listed
+    for stem in ("floor_wood_oak", "floor_tile_checker", "wall_wainscot", "fabric_quilt"):
+        shipped = np.asarray(Image.open(asset_store.ASSET_ROOT / "rooms" / f"{stem}.png"))
+        assert np.array_equal(shipped, to_rgb(rooms.draw(stem))), stem

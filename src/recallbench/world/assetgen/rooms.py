@@ -277,12 +277,17 @@ def drawings() -> dict[str, Callable[[np.random.Generator], np.ndarray]]:
     return out
 
 
+def draw(stem: str) -> np.ndarray:
+    """One texture as drawn, from its own fixed seed (its place in the sorted family)."""
+    table = drawings()
+    return table[stem](np.random.default_rng([38, sorted(table).index(stem)]))
+
+
 def generate(out_dir: Path) -> dict[str, dict]:
-    """Write every texture (each from its own fixed seed) and return the manifest entries."""
+    """Write every texture and return the manifest entries."""
     entries: dict[str, dict] = {}
-    for k, (stem, draw) in enumerate(sorted(drawings().items())):
-        rng = np.random.default_rng([38, k])
-        image = draw(rng)
+    for stem in sorted(drawings()):
+        image = draw(stem)
         write_png(out_dir / f"{stem}.png", image)
         entries[f"{stem}.png"] = {"source": SOURCE, "kind": "texture",
                                   "size": [int(image.shape[1]), int(image.shape[0])]}
