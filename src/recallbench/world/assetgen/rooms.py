@@ -57,7 +57,7 @@ def wood_planks(tone: str, rng: np.random.Generator, size: int = 256, planks: in
     joint, its own tone and a streaky grain."""
     pw = size // planks
     base = _hex(tone)
-    fine = _aniso_noise((size, size), (6, 96), rng)
+    fine = _aniso_noise((size, size), (6, size * 3 // 8), rng)  # fine streaks along the boards
     broad = _aniso_noise((size, size), (3, 24), rng)
     shade = 1.0 + grain * (fine - 0.5) + 0.5 * grain * (broad - 0.5)
     rows = np.arange(size)
