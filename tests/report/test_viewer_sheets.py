@@ -71,3 +71,19 @@ def test_the_case_page_draws_the_sheets_in_chromium(generated_run, tmp_path):
         page.locator("#sheets").screenshot(path=str(tmp_path / "sheets.png"))
         browser.close()
     assert not errors
+
+
+def test_a_sheet_linked_outside_the_suite_is_not_copied(findingdory_generated_suite, tmp_path):
+    import shutil
+
+    suite = tmp_path / "suite"
+    shutil.copytree(findingdory_generated_suite, suite, symlinks=True)
+    secret = tmp_path / "secret.jpg"
+    secret.write_bytes(b"not the suite's")
+    sheet = suite / "episodes" / "ep_0" / SHEET_NAMES["targets"]
+    sheet.unlink()
+    sheet.symlink_to(secret)
+    run = _run(suite, tmp_path / "run")
+    assert all(set(d["sheets"]) == {"frames"} for d in _details(run))
+    assert b"not the suite's" not in b"".join(
+        p.read_bytes() for p in (run / "viewer" / "sheets").iterdir())

@@ -45,7 +45,8 @@ def episode_sheets(suite: Any, ep_id: str, thumbs: Any) -> dict[str, str] | None
     urls: dict[str, str] = {}
     for kind, file in SHEETS.items():
         src = folder / file
-        if not src.is_file():
+        # a suite's files stay inside it: a planted link to elsewhere is not shown
+        if not src.is_file() or not src.resolve().is_relative_to(Path(suite.root).resolve()):
             continue
         name = _name(suite, ep_id, kind)
         _copy(src, Path(thumbs.out) / SHEET_DIR / name, Path(thumbs.root))
