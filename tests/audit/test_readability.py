@@ -236,3 +236,15 @@ def test_a_scenemem_suite_gets_the_pixel_rows_of_its_camera_videos(tmp_path):
     assert rows["near_identical"]["passed"] is False and rows["one_colour"]["passed"] is True
     assert rows["nothing_in_view"]["value"] is None
     assert "no instance segmentation" in rows["nothing_in_view"]["reason"]
+
+
+def test_the_printed_table_gives_each_row_its_verdict_or_its_reason(suite):
+    from rich.console import Console
+
+    from recallbench.cli.audit import readability_table
+
+    console = Console(record=True, width=240)
+    console.print(readability_table(readability(load_suite(suite), 96)))
+    text = console.export_text()
+    assert "near-identical offered frames" in text and "pass" in text
+    assert text.count("n/a: 2 of 2 days have no readability.json") == 3

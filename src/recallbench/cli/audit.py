@@ -75,7 +75,11 @@ def print_report(report: dict[str, Any], console: Any) -> None:
     console.print(module.table(report, console.width) if hasattr(module, "table")
                   else _generic_table(report))
     if report.get("readability"):
-        console.print(readability_table(report["readability"]))
+        section = report["readability"]
+        console.print(readability_table(section))
+        crossed = sum(r["passed"] is False for r in section["rows"])
+        console.print(f"readability: {crossed} of {section['measured']} measured bounds crossed "
+                      "(reported apart from the checks and the verdict)", highlight=False)
     failed = [c for c in report["checks"] if not c["passed"]]
     for c in failed:
         console.print(f"  [red]crossed[/red] {_crossed(c)}", highlight=False)
