@@ -62,19 +62,19 @@ def bowl(k: int) -> Mesh:
     if k == 0:
         out = _flat_bottom(0.032, -0.03, (0, 0.04)) + curve(
             lambda t: 0.032 + 0.043 * np.sin(t * np.pi / 2),
-            lambda t: -0.03 + 0.06 * (1 - np.cos(t * np.pi / 2)), (0.05, 0.5), 7)
+            lambda t: -0.03 + 0.06 * (1 - np.cos(t * np.pi / 2)), (0.05, 0.5), 5)
     else:
         out = _flat_bottom(0.03, -0.03, (0, 0.04)) + line((0.03, -0.03), (0.03, -0.024),
                                                           (0.04, 0.05)) + curve(
             lambda t: 0.036 + 0.039 * t**0.8, lambda t: -0.024 + 0.054 * t**1.2, (0.05, 0.5), 6)
-    return revolve(hollow(out, 0.004, 0.03, -0.024, (0.55, 1.0), 6))
+    return revolve(hollow(out, 0.004, 0.03, -0.024, (0.55, 1.0), 4), 14)
 
 
 def mug(k: int) -> Mesh:
     r0, r1 = (0.038, 0.04) if k == 0 else (0.04, 0.034)
     out = _flat_bottom(r0 - 0.003, -0.05, (0, 0.04)) + line(
         (r0, -0.048), (r1, 0.05), (0.05, 0.6), 5)
-    body = revolve(hollow(out, 0.004, r1 - 0.01, -0.042, (0.62, 0.88), 5))
+    body = revolve(hollow(out, 0.004, r1 - 0.01, -0.042, (0.62, 0.88), 4), 12)
     a = np.linspace(-1.7, 1.7, 11)
     path = np.stack([r1 - 0.004 + 0.019 * np.cos(a), np.zeros_like(a),
                      0.004 + 0.028 * np.sin(a)], -1)
@@ -85,7 +85,8 @@ def cup(k: int) -> Mesh:
     out = _flat_bottom(0.025, -0.045, (0, 0.04)) + line((0.025, -0.045), (0.035, 0.043),
                                                         (0.05, 0.6), 5) + [(0.0355, 0.045, 0.61)]
     wob = None if k == 0 else (lambda a: 1 + 0.035 * np.abs(np.sin(a * 6)))
-    return revolve(hollow(out, 0.0015, 0.024, -0.04, (0.62, 1.0), 5), 18, wobble=wob)
+    seg = 12 if k == 0 else 18  # flutes need the segments
+    return revolve(hollow(out, 0.0015, 0.024, -0.04, (0.62, 1.0), 4), seg, wobble=wob)
 
 
 def plate(k: int) -> Mesh:
@@ -95,7 +96,7 @@ def plate(k: int) -> Mesh:
         (0.1, 0.008, 0.3), (0.099, 0.008, 0.35)] + curve(
         lambda t: 0.099 - (0.099 - well) * t, lambda t: 0.008 - 0.0085 * t**0.7, (0.35, 0.6), 4
     ) + [(well, -0.0005, 0.6), (0.0, -0.0005, 1.0)]
-    return revolve(prof, 20)
+    return revolve(prof, 18)
 
 
 def _round(rad: Callable[[np.ndarray], np.ndarray], zh: Callable[[np.ndarray], np.ndarray],
@@ -114,25 +115,25 @@ def apple(k: int) -> Mesh:
     sq = 0.0 if k == 0 else 0.06
     prof = _round(lambda th: 0.04 * np.sin(th) * (1 - 0.1 * np.cos(th) - sq * np.sin(th) ** 8),
                   lambda th: -0.039 * np.cos(th) - 0.011 * np.exp(-((np.pi - th) / 0.45) ** 2)
-                  + 0.005 * np.exp(-(th / 0.4) ** 2), (0.0, 0.9), 13)
-    return merge(revolve(prof, 16), _stem(0.022, 0.043, 0.003, 0.006, (0.92, 1.0)))
+                  + 0.005 * np.exp(-(th / 0.4) ** 2), (0.0, 0.9), 9)
+    return merge(revolve(prof, 12), _stem(0.022, 0.043, 0.003, 0.006, (0.92, 1.0)))
 
 
 def orange(k: int) -> Mesh:
     fz = 0.037 if k == 0 else 0.032
-    prof = _round(lambda th: 0.04 * np.sin(th), lambda th: -fz * np.cos(th), (0, 1), 12)
-    return revolve(prof, 16).moved(shift=(0, 0, fz - 0.04))
+    prof = _round(lambda th: 0.04 * np.sin(th), lambda th: -fz * np.cos(th), (0, 1), 9)
+    return revolve(prof, 12).moved(shift=(0, 0, fz - 0.04))
 
 
 def tomato(k: int) -> Mesh:
     lobes = 5 if k == 0 else 6
     prof = _round(lambda th: 0.035 * np.sin(th), lambda th: -0.028 * np.cos(th)
-                  - 0.006 * np.exp(-((np.pi - th) / 0.5) ** 2), (0, 0.9), 12)
+                  - 0.006 * np.exp(-((np.pi - th) / 0.5) ** 2), (0, 0.9), 9)
 
     def wob(a: np.ndarray) -> np.ndarray:
         return 1 + 0.04 * np.cos(a * lobes)
 
-    body = revolve(prof, 16, wobble=wob).moved(shift=(0, 0, -0.005))
+    body = revolve(prof, 12 if lobes == 6 else 15, wobble=wob).moved(shift=(0, 0, -0.005))
     return merge(body, _stem(0.015, 0.03, 0.0025, 0.003, (0.92, 1.0)))
 
 
@@ -153,7 +154,7 @@ def can(k: int) -> Mesh:
     prof += line((r, -0.052), (r, top - 0.01), (0.1, 0.86), 3)
     prof += [(r, top - 0.01, 0.88), (r - 0.004, top - 0.002, 0.9), (r - 0.004, top, 0.92),
              (r - 0.006, top, 0.93), (r - 0.006, top - 0.004, 0.95), (0.0, top - 0.004, 1.0)]
-    return revolve(prof, 16)
+    return revolve(prof, 14)
 
 
 def bottle(k: int) -> Mesh:
@@ -165,7 +166,7 @@ def bottle(k: int) -> Mesh:
     prof += line((neck, 0.067), (neck, 0.082), (0.76, 0.84))
     prof += [(neck, 0.082, 0.85), (neck + 0.002, 0.083, 0.86), (neck + 0.002, 0.1, 0.95),
              (neck + 0.002, 0.1, 0.97), (0.0, 0.1, 1.0)]
-    return revolve(prof, 16)
+    return revolve(prof, 14)
 
 
 # cereal box / book / remote / sponge / block atlas rectangles (u0, v0, u1, v1)
@@ -227,7 +228,7 @@ def teapot(k: int) -> Mesh:
         lambda t: 0.043 * np.cos(t * np.pi / 2) + 0.006 * t, lambda t: 0.033 + 0.012 * np.sin(
             t * np.pi / 2), (0.65, 0.78), 4) + [(0.006, 0.05, 0.79), (0.01, 0.055, 0.8),
                                                  (0.0, 0.056, 0.82)]
-    body = revolve(prof, 16).moved(scale=(sx, sx, 1))
+    body = revolve(prof, 14).moved(scale=(sx, sx, 1))
     a = np.linspace(0, 1, 7)
     spout = np.stack([0.055 + 0.05 * a, np.zeros_like(a), -0.02 + 0.05 * a**1.4], -1)
     handle = arc((-0.068 * sx, 0, 0.005), 0.024, 1.4, 4.9, 10)
@@ -236,7 +237,7 @@ def teapot(k: int) -> Mesh:
 
 
 def ball(k: int) -> Mesh:
-    return revolve(_round(lambda th: 0.06 * np.sin(th), lambda th: -0.06 * np.cos(th), (0, 1), 16),
+    return revolve(_round(lambda th: 0.06 * np.sin(th), lambda th: -0.06 * np.cos(th), (0, 1), 10),
                    24)
 
 
@@ -246,13 +247,13 @@ def candle(k: int) -> Mesh:
     prof += [(r - 0.002, 0.058, 0.82), (r - 0.006, 0.058, 0.85), (0.004, 0.054, 0.9),
              (0.0, 0.054, 0.9)]
     wick = np.stack([np.zeros(3), np.zeros(3), np.linspace(0.052, 0.066, 3)], -1)
-    return merge(revolve(prof, 16), tube(wick, [0.0015] * 3, (0, 1, 0), 5, (0.93, 1.0)))
+    return merge(revolve(prof, 12), tube(wick, [0.0015] * 3, (0, 1, 0), 5, (0.93, 1.0)))
 
 
 def lemon(k: int) -> Mesh:
     tip = 1.6 if k == 0 else 1.3  # pointed ends
-    prof = _round(lambda th: 0.033 * np.sin(th) ** tip, lambda th: -0.045 * np.cos(th), (0, 1), 13)
-    return revolve(prof, 16).moved(rot=rot_y(math.pi / 2))
+    prof = _round(lambda th: 0.033 * np.sin(th) ** tip, lambda th: -0.045 * np.cos(th), (0, 1), 9)
+    return revolve(prof, 12).moved(rot=rot_y(math.pi / 2))
 
 
 def jar(k: int) -> Mesh:
@@ -263,7 +264,7 @@ def jar(k: int) -> Mesh:
                   (0.71, 0.74), 3)
     prof += [(r - 0.006, 0.043, 0.75), (0.047, 0.045, 0.78), (0.047, 0.064, 0.86),
              (0.047, 0.064, 0.88), (0.0, 0.066, 1.0)]
-    return revolve(prof, 16)
+    return revolve(prof, 14)
 
 
 def soap_bottle(k: int) -> Mesh:
@@ -273,7 +274,7 @@ def soap_bottle(k: int) -> Mesh:
                   (0.56, 0.62), 3)
     prof += [(0.01, 0.04, 0.63), (0.011, 0.04, 0.7), (0.009, 0.07, 0.85), (0.014, 0.07, 0.9),
              (0.014, 0.078, 0.95), (0.0, 0.078, 1.0)]
-    body = revolve(prof, 16).moved(scale=(1, 0.72 if k == 0 else 0.6, 1))
+    body = revolve(prof, 12).moved(scale=(1, 0.72 if k == 0 else 0.6, 1))
     nozzle = np.stack([np.linspace(0, 0.035, 4), np.zeros(4), np.full(4, 0.074)], -1)
     return merge(body, tube(nozzle, [0.004] * 4, (0, 1, 0), 6, (0.9, 1.0)))
 
@@ -281,7 +282,7 @@ def soap_bottle(k: int) -> Mesh:
 def pot(k: int) -> Mesh:
     r = 0.1 if k == 0 else 0.095
     out = _flat_bottom(r - 0.006, -0.055, (0, 0.04)) + line((r, -0.05), (r, 0.05), (0.05, 0.55), 3)
-    body = revolve(hollow(out, 0.003, r - 0.005, -0.048, (0.58, 0.88), 4), 20)
+    body = revolve(hollow(out, 0.003, r - 0.005, -0.048, (0.58, 0.88), 4), 18)
     parts = [body]
     if k == 0:
         for s in (-1, 1):
@@ -303,7 +304,7 @@ def kettle(k: int) -> Mesh:
         lambda t: (rt - 0.004) * np.cos(t * np.pi / 2) + 0.008 * t,
         lambda t: 0.055 + 0.01 * np.sin(t * np.pi / 2), (0.66, 0.76), 4)
     prof += [(0.008, 0.07, 0.78), (0.0, 0.072, 0.8)]
-    body = revolve(prof, 16)
+    body = revolve(prof, 14)
     a = np.linspace(0, 1, 6)
     spout = np.stack([rb - 0.01 + 0.04 * a, np.zeros_like(a), -0.04 + 0.06 * a], -1)
     handle = np.stack([np.linspace(-rt + 0.01, rt - 0.01, 9), np.zeros(9),
@@ -315,14 +316,14 @@ def kettle(k: int) -> Mesh:
 def egg(k: int) -> Mesh:
     f = 1.0 if k == 0 else 0.93
     return revolve(_round(lambda th: 0.022 * f * np.sin(th) * (1 + 0.12 * np.cos(th)),
-                          lambda th: -0.03 * np.cos(th), (0, 1), 12), 16)
+                          lambda th: -0.03 * np.cos(th), (0, 1), 8), 12)
 
 
 def bread(k: int) -> Mesh:
     hl = 0.112 if k == 0 else 0.1
     prof = curve(lambda t: 0.044 * np.sin(t * np.pi) ** 0.18, lambda t: -hl * np.cos(t * np.pi),
-                 (0, 1), 12)
-    m = revolve(prof, 16).moved(rot=rot_y(math.pi / 2))
+                 (0, 1), 9)
+    m = revolve(prof, 12).moved(rot=rot_y(math.pi / 2))
     v = m.v.copy()
     v[:, 2] = np.where(v[:, 2] < 0, v[:, 2] * 0.8, v[:, 2] * (1.0 if k == 0 else 0.9))
     v[:, 2] -= 0.045 - 0.044 * 0.8
@@ -341,7 +342,8 @@ def glass(k: int) -> Mesh:
     r0, r1 = (0.028, 0.032) if k == 0 else (0.03, 0.03)
     out = _flat_bottom(r0, -0.055, (0, 0.04)) + line((r0, -0.055), (r1, 0.055), (0.05, 0.6), 3)
     wob = None if k == 0 else (lambda a: 1 + 0.05 * np.abs(np.cos(a * 5)))
-    return revolve(hollow(out, 0.002, r0 - 0.003, -0.043, (0.62, 1.0), 4), 16, wobble=wob)
+    seg = 12 if k == 0 else 20  # facets need the segments
+    return revolve(hollow(out, 0.002, r0 - 0.003, -0.043, (0.62, 1.0), 4), seg, wobble=wob)
 
 
 MESHES: dict[str, Callable[[int], Mesh]] = {
