@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+from recallbench.generate.findingdory_look import capacity, look_offsets
 from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, Planner, plan_day
 from recallbench.generate.findingdory_runner import DayRunner, FrameSink, settle
 from recallbench.world.env import HomeEnv
@@ -156,7 +157,8 @@ def _fit(planner: Planner, legs: list[Leg], steps: int) -> tuple[list[Leg], int]
 
 
 def idle_schedule(
-    legs: list[Leg], spare: int, rng: np.random.Generator, floor: int = 0
+    legs: list[Leg], spare: int, rng: np.random.Generator, floor: int = 0,
+    caps: dict[tuple[int, str], int] | None = None,
 ) -> dict[tuple[int, str], int]:
     """Idle frames per (leg index, "before" | "after"), summing to at most ``spare``.
 
@@ -167,7 +169,8 @@ def idle_schedule(
     looking before picks, more looking after places, and resting in the rooms the robot
     wanders into between chores (at the start and the end of the day only when it wanders
     nowhere, since the public set's days start and end with their chores). Each pool is split
-    among its slots at random."""
+    among its slots at random. ``caps`` bounds slots (what a wait can show without repeating
+    a view in two offered frames); the excess goes to the pools' other slots."""
     picks = [(i, "before") for i, leg in enumerate(legs) if leg.kind == "pick"]
     places = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "place"]
     ends = [(-1, "after")] + [(i, "after") for i, leg in enumerate(legs) if leg.kind == "away"]
@@ -183,19 +186,94 @@ def idle_schedule(
         split = np.floor(rng.dirichlet(np.full(len(pool), SLOT_CONCENTRATION)) * share * left)
         for slot, extra in zip(pool, split.astype(int).tolist(), strict=True):
             out[slot] = out.get(slot, 0) + extra
+    if caps is not None:
+        _spill(out, caps, picks + places + rests)
     return out
 
 
+def _spill(out: dict[tuple[int, str], int], caps: dict[tuple[int, str], int],
+           takers: list[tuple[int, str]]) -> None:
+    """Move what slots hold beyond their caps to the pools' slots with room left, in
+    proportion to that room (a wait longer than its cap repeats views in offered frames)."""
+    over = 0
+    for slot, n in out.items():
+        over += max(0, n - caps.get(slot, n))
+        out[slot] = min(n, caps.get(slot, n))
+    room = {slot: caps[slot] - out.get(slot, 0) for slot in dict.fromkeys(takers)
+            if caps.get(slot, 0) > out.get(slot, 0)}
+    give = min(over, sum(room.values()))
+    if give:
+        total = sum(room.values())
+        given = {slot: give * r // total for slot, r in room.items()}  # < r unless all fit
+        rest = give - sum(given.values())
+        for slot in sorted(room, key=lambda s: given[s] - room[s])[:rest]:
+            given[slot] += 1
+        for slot, extra in given.items():
+            out[slot] = out.get(slot, 0) + extra
+    over -= give
+    takers = list(dict.fromkeys(takers))
+    for k, slot in enumerate(takers if over else []):  # nowhere left: some views repeat
+        out[slot] = out.get(slot, 0) + over // len(takers) + (1 if k < over % len(takers) else 0)
+
+
+def _wait_kind(legs: list[Leg], slot: tuple[int, str]) -> str:
+    """What a wait looks at: the focus of a pick (before it), a place or a revisit (after
+    it), else the furniture of the room the robot is in."""
+    i, side = slot
+    kind = legs[i].kind if i >= 0 else "room"
+    return kind if (kind == "pick") == (side == "before") else "room"
+
+
+def _wait_stops(meta: dict, legs: list[Leg], slot: tuple[int, str], pose: np.ndarray,
+                ) -> tuple[list[int], bool]:
+    """The headings a wait holds, and whether it turns back to where it started (all but the
+    day's last wait: the next leg was planned from that pose)."""
+    return look_offsets(meta, pose, _wait_kind(legs, slot)), slot[0] != len(legs) - 1
+
+
+def wait_caps(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs) -> dict[tuple[int, str], int]:
+    """Per wait slot, the frames it can fill holding no heading for a whole stride of the
+    offered frames (so no two offered frames of one wait show the same view)."""
+    hold = max(1, (knobs.steps - 1) // max(1, knobs.subsample - 1) - 1)
+    caps = {}
+    for slot in [(-1, "after")] + [(i, side) for i in range(len(legs))
+                                   for side in ("before", "after")]:
+        pose = env.base_pose() if slot[0] < 0 else legs[slot[0]].end
+        assert pose is not None  # the planner measured every leg
+        stops, back = _wait_stops(env.world_meta, legs, slot, pose)
+        caps[slot] = capacity(stops, hold, back)
+    return caps
+
+
 def _act(runner: DayRunner, legs: list[Leg], idle: dict[tuple[int, str], int],
-         meta: dict) -> tuple[list[Interaction], list[dict]]:
-    """Drive and handle every leg with its idle time; the interactions and visits done."""
+         caps: dict[tuple[int, str], int]) -> tuple[list[Interaction], list[dict]]:
+    """Drive and handle every leg with its waits; the interactions and visits done.
+
+    Arm phases usually take fewer frames than planned (their estimate is an upper bound),
+    and the schedule rounds down: what is left over goes to the next waits with room under
+    their caps, and the rest to the day's last wait (else the day ended on a long still)."""
     interactions: list[Interaction] = []
     visits: list[dict] = []
-    runner.idle(idle.get((-1, "after"), 0))
+    meta, steps = runner.env.world_meta, runner.knobs.steps
+    planned = [steps - sum(leg.steps for leg in legs) - sum(idle.values())]  # frame, by plan
+    last = (len(legs) - 1, "after")
+
+    def wait(slot: tuple[int, str]) -> None:
+        n, planned[0] = idle.get(slot, 0), planned[0] + idle.get(slot, 0)
+        slack = planned[0] - n - runner.frame
+        if slot == last:
+            n = steps - runner.frame
+        elif n > 0:
+            n += slack if slack < 0 else min(slack, max(0, caps.get(slot, n) - n))
+        if n > 0:
+            runner.wait(n, *_wait_stops(meta, legs, slot, runner.env.base_pose()))
+
+    wait((-1, "after"))
     for i, leg in enumerate(legs):
         start = runner.frame
+        planned[0] += len(leg.actions or [])
         runner.drive(leg)
-        runner.idle(idle.get((i, "before"), 0))
+        wait((i, "before"))
         if leg.kind == "pick":
             assert leg.obj is not None and leg.receptacle is not None and leg.room is not None
             interactions.append(Interaction(leg.obj, leg.receptacle, "", leg.room, ""))
@@ -215,7 +293,8 @@ def _act(runner: DayRunner, legs: list[Leg], idle: dict[tuple[int, str], int],
         else:
             visits.append({"kind": leg.kind, "room": leg.room, "start": start,
                            "end": runner.frame - 1})
-        runner.idle(idle.get((i, "after"), 0))
+        planned[0] += leg.steps - len(leg.actions or [])  # its arm phase or look, by plan
+        wait((i, "after"))
     return interactions, visits
 
 
@@ -232,10 +311,11 @@ def run_day(
     legs, spare = _fit(Planner(env), plan_day(env, knobs, rng), knobs.steps)
     # a look lasts at least 1.5 strides of the subsampled video, so it shows in an offered frame
     floor = math.ceil(1.5 * knobs.steps / knobs.subsample)
-    idle = idle_schedule(legs, spare, rng, floor)
+    caps = wait_caps(env, legs, knobs)
+    idle = idle_schedule(legs, spare, rng, floor, caps)
     runner = DayRunner(env, knobs, sink)
     runner.record()  # frame 0: the robot at its start pose
-    interactions, visits = _act(runner, legs, idle, env.world_meta)
+    interactions, visits = _act(runner, legs, idle, caps)
     runner.idle(knobs.steps - runner.frame)  # what the rounding left over
     runner.replay()
     poses = np.array(runner.poses, dtype=np.float32)

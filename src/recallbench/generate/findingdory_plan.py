@@ -13,6 +13,7 @@ import numpy as np
 from recallbench.benchmarks.findingdory.ground_truth import body_pos, receptacle_top
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.world.env import HomeEnv
+from recallbench.world.geometry import wrap_angle
 from recallbench.world.navigation import (
     DiscreteAction,
     GreedyGeodesicFollower,
@@ -20,6 +21,7 @@ from recallbench.world.navigation import (
     apply_discrete,
 )
 from recallbench.world.objects import CATEGORIES, SPHERE_COLLIDERS
+from recallbench.world.robot import HEAD_HEIGHT
 
 MAX_NAV_STEPS = 900
 REACH_STEPS = 45  # arm steps to reach an object or a placing spot (0.05 m per step)
@@ -37,6 +39,9 @@ MAX_ARM_REACH = 0.95  # m, base centre to object, horizontally (arm x slides to 
 CARRY = np.array([0.25, 0.0, 0.5])  # grip site in the base frame while driving: low and
 # close, below the head camera's view, so the arm never hides the scene
 SPOT_CLEARANCE = 0.08  # m between a placed object's rim and any other object's
+APPROACH_MIN = 0.45  # m, base to target: the closest a pick or place steps in to
+MAX_DIP = math.radians(50.0)  # below the horizon: the head camera (tilted 30 deg, 55 deg tall
+# view) sees down to 57.6 deg; a target kept above 50 deg stays in the frame
 
 
 class DayFailed(RuntimeError):
@@ -67,6 +72,8 @@ class Leg:
     interaction: int | None = None
     room: str | None = None
     actions: list[int] | None = None  # the dry run's discrete actions
+    face_z: float = 0.0  # height of ``face`` (what the robot looks at on arrival)
+    steps: int = 0  # the frames the planner counts for it (driving, then looking or the arm)
     end: np.ndarray | None = None  # and the pose they reach
 
 
@@ -175,7 +182,8 @@ def _chores(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator,
             spot, goal = placed
             k = len(done)
             legs.append(Leg("pick", info["goal"], info["pos"][:2], obj=name,
-                            receptacle=info["rec"], interaction=k, room=info["room"]))
+                            receptacle=info["rec"], interaction=k, room=info["room"],
+                            face_z=float(info["pos"][2])))
             legs.append(Leg("place", goal, spot[:2], obj=name, receptacle=rec["name"],
                             spot=spot, interaction=k, room=rec["room"]))
             positions[name] = spot
@@ -217,7 +225,8 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
             continue
         centre = np.asarray(rec["pos"][:2], dtype=float)
         at = max(i for i, leg in enumerate(legs) if leg.interaction == k - 1) + 1
-        legs.insert(at, Leg("revisit", goal, centre, receptacle=rec["name"], room=rec["room"]))
+        legs.insert(at, Leg("revisit", goal, centre, receptacle=rec["name"], room=rec["room"],
+                            face_z=float(receptacle_top(env, rec)[0][2])))
     # Room visits: wander into a random room between some interactions.
     for k in range(1, len(done)):
         if rng.random() < 0.5:
@@ -260,10 +269,44 @@ def _nav_steps(
         if a == DiscreteAction.STOP:
             if follower.status != "arrived":
                 raise DayFailed(f"{leg.kind} leg: goal {leg.goal} is unreachable")
+            if leg.face is not None:
+                z = leg.spot[2] if leg.spot is not None else leg.face_z
+                p = _close_in(follower.grid, p, leg.face, z, actions)
             return actions, p
         actions.append(int(a))
         p = apply_discrete(follower.grid, p, a)
     raise DayFailed(f"{leg.kind} leg: no arrival within {MAX_NAV_STEPS} steps")
+
+
+def _turn_to(grid: NavGrid, pose: np.ndarray, face: np.ndarray, actions: list[int]) -> np.ndarray:
+    """Turn in place until the robot faces ``face`` (within half a turn step)."""
+    half = math.radians(5.0)
+    for _ in range(18):
+        diff = wrap_angle(math.atan2(face[1] - pose[1], face[0] - pose[0]) - pose[2])
+        if abs(diff) <= half:
+            break
+        a = DiscreteAction.TURN_LEFT if diff > 0 else DiscreteAction.TURN_RIGHT
+        actions.append(int(a))
+        pose = apply_discrete(grid, pose, a)
+    return pose
+
+
+def _close_in(grid: NavGrid, pose: np.ndarray, face: np.ndarray, z: float,
+              actions: list[int]) -> np.ndarray:
+    """Face ``face`` squarely from where the follower stopped (it aims from its goal cell, up
+    to 0.25 m away: a target 20 deg off-centre sits at the edge of the 43 deg view), then step
+    closer while a forward move gains ground and the target at height ``z`` stays well inside
+    the view's lower edge: the object fills more of the frame."""
+    pose = _turn_to(grid, pose, face, actions)
+    for _ in range(4):
+        moved = apply_discrete(grid, pose, DiscreteAction.MOVE_FORWARD)
+        left = float(np.hypot(*(face - moved[:2])))
+        gain = float(np.hypot(*(face - pose[:2]))) - left
+        if gain < 0.05 or left < max(APPROACH_MIN, (HEAD_HEIGHT - z) / math.tan(MAX_DIP)):
+            break
+        actions.append(int(DiscreteAction.MOVE_FORWARD))
+        pose = _turn_to(grid, moved, face, actions)
+    return pose
 
 
 def _leg_cost(env: HomeEnv, leg: Leg) -> int:
@@ -319,5 +362,6 @@ class Planner:
                 self._runs[key] = _nav_steps(self.follower, pose, leg)
             leg.actions, pose = self._runs[key]
             leg.end = pose
-            total += len(leg.actions) + _leg_cost(self.env, leg)
+            leg.steps = len(leg.actions) + _leg_cost(self.env, leg)
+            total += leg.steps
         return total

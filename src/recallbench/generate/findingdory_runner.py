@@ -11,6 +11,7 @@ import numpy as np
 
 from recallbench.benchmarks.findingdory.ground_truth import body_pos
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+from recallbench.generate.findingdory_look import look_actions
 from recallbench.generate.findingdory_plan import (
     CARRY,
     CLEAR_Z,
@@ -105,6 +106,19 @@ class DayRunner:
     def idle(self, n: int) -> None:
         for _ in range(max(0, n)):
             self.record(render=False)  # nothing moves: the last image is the frame
+
+    def wait(self, n: int, stops: list[int], back: bool) -> None:
+        """``n`` frames looking at ``stops`` (headings in turn steps, ``findingdory_look``);
+        with ``back`` the robot ends exactly at the pose it started from."""
+        pose = self.env.base_pose()
+        for a in look_actions(stops, n, back):
+            if a is None:
+                self.record(render=False)
+            else:
+                self.env.step_discrete(int(a))
+                self.record()
+        if back:
+            self._hold_base(pose)  # ten-degree turns there and back may differ in the last bit
 
     def drive(self, leg: Leg) -> None:
         if leg.actions is not None and leg.end is not None:

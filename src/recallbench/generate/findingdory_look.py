@@ -1,0 +1,116 @@
+"""How the robot spends a FindingDory day's waiting time: looking at things.
+
+A wait is spent turning in place with FindingDory's own TURN_LEFT / TURN_RIGHT (10 deg) between
+headings worth looking at, and holding each for a while: small pans across what the robot is
+about to pick or has just put down, and, resting in a room, the room's furniture. The robot
+never rests facing a wall, and since each heading is held for less than the offered frames'
+stride, two offered frames of one wait show different views (a still robot repeats its image,
+and the 96 offered frames of a long still wait were near-identical).
+
+Pure functions of the pose and the world's metadata: a day's waits are planned before it is
+acted (their capacity shapes the idle schedule) and are the same actions when acted.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from recallbench.benchmarks.findingdory.ground_truth import room_of
+from recallbench.world.navigation import DiscreteAction
+
+TURN = math.radians(10.0)  # FindingDory's turn step
+FOCUS_PAN = {"pick": 2, "revisit": 2, "place": 1}  # turn steps either side of the focus: a
+# receptacle stays in view at +-20 deg; a put-down object (half the 43 deg view off-centre at
+# 20 deg) only at +-10 deg. The focus itself is not held: the arm's first and last frames of a
+# pick or place, below the camera's view, show what a hold there would
+ROOM_SPAN = 12  # turn steps either side of the arrival heading a rest may look at (+-120 deg)
+WAIT = None  # a frame the robot holds still
+
+
+def room_offsets(meta: dict, pose: np.ndarray) -> list[int]:
+    """Headings (turn steps from the pose's yaw) toward the furniture of the pose's room."""
+    room = room_of(meta, pose[:2])
+    points = [np.asarray(e["pos"][:2], dtype=float)
+              for e in meta["receptacles"] + meta.get("fixtures", [])
+              if room is not None and room_of(meta, np.asarray(e["pos"][:2], dtype=float)) == room]
+    out = set()
+    for p in points:
+        if np.hypot(*(p - pose[:2])) < 0.3:
+            continue
+        bearing = math.atan2(p[1] - pose[1], p[0] - pose[0]) - pose[2]
+        step = round(((bearing + math.pi) % (2 * math.pi) - math.pi) / TURN)
+        if abs(step) <= ROOM_SPAN:
+            out.add(step)
+    return sorted(out)
+
+
+def look_offsets(meta: dict, pose: np.ndarray, kind: str) -> list[int]:
+    """Headings worth holding during a wait after (or before) a leg of ``kind``: a pan across
+    the focus the robot faces (picks, places, revisits), else the room's furniture (each piece
+    also a turn step either side)."""
+    if kind in FOCUS_PAN:
+        pan = FOCUS_PAN[kind]
+        return [s for s in range(-pan, pan + 1) if s]
+    # a piece of furniture still fills the view one turn step either side of it
+    return sorted({s + d for s in room_offsets(meta, pose) for d in (-1, 0, 1)}) or [0]
+
+
+def _path(stops: list[int], back: bool) -> list[int]:
+    """Headings visited in order: out to the far end on the side nearer 0, sweep to the other
+    end (holding at each stop on the way), and back to 0 when ``back``."""
+    lo, hi = min(stops), max(stops)
+    far, near = (lo, hi) if abs(hi) <= abs(lo) else (hi, lo)
+    order = [near, far]
+    if back:
+        order.append(0)
+    return order
+
+
+def _turns(path: list[int], start: int = 0) -> int:
+    return sum(abs(b - a) for a, b in zip([start, *path], path, strict=False))
+
+
+def capacity(stops: list[int], max_hold: int, back: bool = True) -> int:
+    """Frames a wait over ``stops`` fills without holding any heading longer than
+    ``max_hold`` frames."""
+    return _turns(_path(stops, back)) + len(stops) * max_hold
+
+
+def look_actions(stops: list[int], frames: int, back: bool = True) -> list[DiscreteAction | None]:
+    """``frames`` actions (a turn or ``WAIT``): out to the stop nearer 0 at one end, a sweep to
+    the other end holding each stop once, and back to the starting heading when ``back``. A
+    wait too short for the sweep drops the stops farthest from 0 (at worst it holds still)."""
+    stops = sorted(set(stops))
+    while stops and _turns(_path(stops, back)) + len(stops) > frames:
+        stops.remove(max(stops, key=lambda s: (abs(s), s)))
+    if not stops or stops == [0]:
+        return [WAIT] * frames
+    path = _path(stops, back)
+    near, far = path[0], path[1]
+    holds = frames - _turns(path)
+    sweep = sorted(stops, reverse=far < near)  # the order the sweep passes the stops in
+    hold = {s: holds // len(sweep) + (1 if k < holds % len(sweep) else 0)
+            for k, s in enumerate(sweep)}
+    out: list[DiscreteAction | None] = []
+    heading = 0
+
+    def turn_to(target: int, holding: bool) -> None:
+        nonlocal heading
+        while heading != target:
+            left = target > heading  # TURN_LEFT adds 10 deg of yaw
+            heading += 1 if left else -1
+            out.append(DiscreteAction.TURN_LEFT if left else DiscreteAction.TURN_RIGHT)
+            if holding and heading in hold:
+                out.extend([WAIT] * hold.pop(heading))
+
+    turn_to(near, holding=False)
+    out.extend([WAIT] * hold.pop(near))
+    turn_to(far, holding=True)
+    if back:
+        turn_to(0, holding=False)
+    return out
+
+
+__all__ = ["WAIT", "capacity", "look_actions", "look_offsets", "room_offsets"]

@@ -1,0 +1,155 @@
+"""Waits that look at things (``findingdory_look``) and the idle schedule's caps.
+
+A still robot repeats its image: the offered frames (every ~42nd frame of a 4000-step day) of a
+long still wait were near-identical, and a rest could face a wall. A wait now sweeps FindingDory's
+10-degree turns across what it looks at, holding each heading for less than a stride.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from recallbench.generate.findingdory_day import idle_schedule
+from recallbench.generate.findingdory_look import WAIT, capacity, look_actions, room_offsets
+from recallbench.generate.findingdory_plan import Leg
+from recallbench.world.navigation import DiscreteAction
+
+STEP = {DiscreteAction.TURN_LEFT: 1, DiscreteAction.TURN_RIGHT: -1}
+
+
+def _headings(actions: list) -> list[int]:
+    out, h = [], 0
+    for a in actions:
+        h += 0 if a is WAIT else STEP[a]
+        out.append(h)
+    return out
+
+
+@pytest.mark.parametrize(("stops", "back"), [([-1, 0, 1], True), ([-2, -1, 0, 1, 2], True),
+                                             ([3, 5, -4], True), ([2, 7], False), ([-6], False)])
+def test_a_wait_holds_every_stop_and_never_a_heading_for_a_stride(stops, back):
+    hold = 41
+    frames = capacity(stops, hold, back)
+    actions = look_actions(stops, frames, back)
+    assert len(actions) == frames
+    assert all(a is WAIT or a in STEP for a in actions)
+    heads = _headings(actions)
+    held = {h: sum(1 for a, x in zip(actions, heads, strict=True) if a is WAIT and x == h)
+            for h in set(heads)}
+    assert {h for h, n in held.items() if n} == set(stops)
+    assert max(held.values()) <= hold
+    # every frame at one heading lies within one stride, except passing turns
+    for h in stops:
+        at = [i for i, (a, x) in enumerate(zip(actions, heads, strict=True))
+              if x == h and a is WAIT]
+        assert at[-1] - at[0] < hold
+    if back:
+        assert heads[-1] == 0
+    else:
+        assert heads[-1] in stops
+
+
+def test_a_short_wait_drops_the_far_stops_and_a_tiny_one_holds_still():
+    actions = look_actions([-4, 0, 1, 9], 12, back=True)
+    assert len(actions) == 12 and _headings(actions)[-1] == 0
+    assert max(abs(h) for h in _headings(actions)) < 9
+    assert look_actions([-1, 0, 1], 3) == [WAIT] * 3
+
+
+def test_rests_turn_toward_the_rooms_furniture():
+    meta = {"rooms": [{"name": "a", "bounds": [0, 0, 4, 4]}, {"name": "b", "bounds": [4, 0, 8, 4]}],
+            "receptacles": [{"pos": [2, 3.5, 0]}, {"pos": [3.5, 2, 0]}, {"pos": [6, 2, 0]}],
+            "fixtures": []}
+    # at (2, 2) facing +x: the right-hand receptacle dead ahead, the other 90 deg to the left;
+    # the one in the next room is not looked at
+    assert room_offsets(meta, np.array([2.0, 2.0, 0.0])) == [0, 9]
+
+
+def _day(interactions: int, rooms: int) -> list[Leg]:
+    legs: list[Leg] = []
+    for k in range(interactions):
+        legs += [Leg("pick", np.zeros(2), None, interaction=k),
+                 Leg("place", np.zeros(2), None, interaction=k)]
+        if k < rooms:
+            legs.append(Leg("room", np.zeros(2), None))
+    return legs + [Leg("away", np.zeros(2), None)]
+
+
+def test_caps_move_long_looks_into_rooms_and_keep_the_total():
+    legs = _day(interactions=5, rooms=2)
+    caps = {(i, side): (130 if legs[i].kind in ("pick", "place") else 900)
+            for i in range(len(legs)) for side in ("before", "after")}
+    caps[(-1, "after")] = 900
+    for seed in range(20):
+        free = idle_schedule(legs, 2000, np.random.default_rng(seed), floor=63)
+        capped = idle_schedule(legs, 2000, np.random.default_rng(seed), floor=63, caps=caps)
+        assert sum(capped.values()) == sum(free.values())
+        assert all(n <= caps[slot] for slot, n in capped.items())
+        assert all(capped[s] >= 63 for s in free if free[s] >= 63)
+        assert capped[(len(legs) - 1, "after")] == 63  # the walk away keeps only its floor
+
+
+# A short real day: one room, two chores, 1200 steps offered as 24 frames (a stride of 52, as
+# the 96 offered frames of a 4000-step day are 42 apart).
+SHORT = dict(interactions=2, interactions_spread=0, steps=1200, subsample=24, rooms=1,
+             width=96, height=128, distractors=4, revisits=1, questions=10)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_short_days_offered_frames_differ_and_the_day_ends_facing_furniture(tmp_path):
+    import av
+
+    from recallbench.benchmarks.findingdory.annotations import load_episode
+    from recallbench.generate.findingdory import generate_episode
+    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+    knobs = FindingDoryKnobs(**SHORT)  # type: ignore[arg-type]
+    ep = generate_episode(tmp_path, seed=3, index=0, knobs=knobs)
+    with av.open(str(ep / "video_24.mp4")) as c:
+        frames = np.stack([f.to_ndarray(format="rgb24") for f in c.decode(video=0)])
+    frames = frames.astype(np.int16)
+    assert len(frames) == 24
+    near = [i for i in range(24) if any(np.abs(frames[i] - frames[j]).mean() < 2.0
+                                        for j in range(24) if j != i)]
+    assert len(near) <= 2, f"offered frames {near} are near-identical to another"
+    ann = load_episode(ep)
+    kinds = np.array([e.kind for e in ann.entities])
+    things = ann.coverage[:, (kinds == "object") | (kinds == "receptacle")]
+    # the day's end faces furniture: every frame of its last stride shows some
+    stride = ann.num_frames // 24
+    assert (things[-stride:].max(axis=1) >= 0.001).all()
+    # what each offered frame shows, as the generator segments it for the readability audit
+    seen = json.loads((ep / "readability.json").read_text())["frames"]
+    empty = [p for p, f in enumerate(seen) if f["largest"] < 0.001]
+    assert len(empty) <= 1, f"offered frames {empty} show no object, receptacle or fixture"
+
+
+def test_arriving_the_robot_faces_its_target_and_steps_closer_but_not_too_close():
+    """The follower aims from its goal cell and stops up to 0.25 m away, so a target could sit
+    23 deg off-centre; the robot now turns to it and steps in while that gains ground."""
+    import math
+
+    from recallbench.generate.findingdory_plan import APPROACH_MIN, _close_in
+    from recallbench.world.navgrid import NavGrid
+    from recallbench.world.navigation import apply_discrete
+
+    nav = np.ones((80, 80), dtype=bool)  # 4 x 4 m at 0.05 m
+    nav[:, 50:] = False  # a table's inflated footprint from x = 2.5 m on
+    grid = NavGrid(nav, (0.0, 0.0), 0.05, 0.2)
+    face = np.array([2.9, 2.0])  # an object on the table
+    for start in ([1.6, 1.7, 0.2], [1.9, 2.3, -0.4], [2.3, 2.0, 0.0]):
+        actions: list[int] = []
+        pose = _close_in(grid, np.array(start), face, 0.75, actions)
+        replay = np.array(start)
+        for a in actions:
+            replay = apply_discrete(grid, replay, DiscreteAction(a))
+        assert np.allclose(replay, pose)  # the actions reach the pose returned
+        bearing = math.atan2(face[1] - pose[1], face[0] - pose[0]) - pose[2]
+        assert abs((bearing + math.pi) % (2 * math.pi) - math.pi) <= math.radians(5) + 1e-9
+        left = float(np.hypot(*(face - pose[:2])))
+        assert APPROACH_MIN <= left <= max(APPROACH_MIN, 0.56 / math.tan(math.radians(50))) + 0.25
+        assert left <= float(np.hypot(*(face - np.array(start[:2])))) + 1e-9
+        assert grid.is_navigable(pose[:2])
