@@ -112,6 +112,31 @@ def check_lerobot(path: str, args: dict[str, Any], trusted: bool = False) -> dic
             "processors": (folder / PREPROCESSOR).is_file(), "trusted": trusted}
 
 
+# The ``lerobot`` transport's functions (``agents.transports``): ``ref`` is ``lerobot:FOLDER``.
+SCHEME = "lerobot:"
+
+
+def check_folder(ref: str, args: dict[str, Any], flag: str = "--policy",
+                 trusted: bool = False) -> dict[str, Any]:
+    # a LeRobot folder is data unless the user trusts it (--trust-policy)
+    return check_lerobot(ref.removeprefix(SCHEME), args, trusted)
+
+
+def make_folder(ref: str, args: dict[str, Any], trusted: bool = False) -> LeRobotPolicy:
+    return LeRobotPolicy(ref.removeprefix(SCHEME), **args, trusted=trusted)
+
+
+def folder_images(ref: str, args: dict[str, Any]) -> list[str]:
+    """Its ``observation.images.*`` features only (check_folder checks the folder, trusted or
+    not)."""
+    features = check_lerobot(ref.removeprefix(SCHEME), args, trusted=True)["input_features"]
+    return [f for f in features if f.startswith(IMAGE_PREFIX)]
+
+
+def absolute_folder(ref: str) -> str:
+    return f"{SCHEME}{Path(ref.removeprefix(SCHEME)).resolve()}"
+
+
 class LeRobotPolicy:
     """The card's ``reset``/``get_action`` over a LeRobot policy loaded once per env worker."""
 

@@ -216,9 +216,9 @@ def target(spec: str, role: str) -> str:
     if name in REGISTRY and role in REGISTRY[name].targets:
         return REGISTRY[name].targets[role]
     if role in SERVED_ROLES:
-        from recallbench.agents.vla import policy_kind
+        from recallbench.agents.transports import transport_of
 
-        if policy_kind(spec) != "card":  # openpi://, ws://, lerobot:FOLDER (docs/vla.md)
+        if transport_of(spec) is not None:  # openpi://, ws://, lerobot:... (agents.transports)
             return spec
     factory = resolve(spec, role)
     if is_reference(name):
@@ -276,9 +276,9 @@ def agent_kind(spec: str) -> str:
     if spec in eps:
         return declared_kind(eps[spec].load(), spec)
     if is_reference(spec):
-        from recallbench.agents.vla import policy_kind
+        from recallbench.agents.transports import transport_of
 
-        if policy_kind(spec) == "card":  # openpi://, ws://, lerobot:FOLDER declare nothing
+        if transport_of(spec) is None:  # a transport's policy (agents.transports) declares none
             return declared_kind(load_attr(spec), spec)
     return DEFAULT_KIND
 

@@ -1,11 +1,8 @@
-"""The three kinds of SceneMem policy a ``--policy`` names (docs/vla.md):
-
-- ``openpi://HOST:PORT`` / ``ws://HOST:PORT``: served with openpi's protocol (``remote.openpi``);
-- ``lerobot:PATH``: a LeRobot ``PreTrainedPolicy`` folder (``lerobot_policy``);
-- anything else: a card-interface class (``module:Class``), loaded by the caller.
-
-openpi-client and lerobot cannot share a virtualenv, so each kind imports its package only in
-its own module, and only when used.
+"""What a ``--policy`` (SceneMem) or a ``run`` agent that names a policy runs as, read off the
+transport table (``agents.transports``, docs/vla.md): a transport's ref (``openpi://HOST:PORT``,
+``ws://HOST:PORT``, ``lerobot:FOLDER``, or a plugin's scheme) is checked, made and asked for its
+images by its row; anything else is a card-interface class (``module:Class``), loaded by the
+caller.
 """
 
 from __future__ import annotations
@@ -14,104 +11,57 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from recallbench.agents.transports import policy_kind, transport_of, transports
 from recallbench.errors import InputError, UsageError
 
-LEROBOT_SCHEME = "lerobot:"
+__all__ = ["absolute_policy", "check_policy", "check_policy_cameras", "check_policy_env",
+           "image_inputs", "make_policy", "policy_kind"]
+
 CAMERA_SETTING = "env_kwargs.use_camera_obs"  # where a scenario's env_args.json turns cameras off
-
-
-def policy_kind(ref: str) -> str:
-    """"served", "lerobot" or "card"."""
-    from recallbench.agents.remote.openpi import is_served_policy
-
-    if is_served_policy(ref):
-        return "served"
-    if ref.startswith(LEROBOT_SCHEME):
-        return "lerobot"
-    return "card"
 
 
 def check_policy(ref: str, args: dict[str, Any], flag: str = "--policy",
                  trusted: bool = False) -> dict[str, Any]:
-    """Before any work: the policy answers (served) or loads its config (LeRobot); returns what
-    the manifest records about it. A one-line ValueError otherwise (a server's names ``flag``
-    and the address: `run` passes its agent's name)."""
-    kind = policy_kind(ref)
-    if kind == "served":
-        from recallbench.agents.remote.openpi import openpi_settings, server_metadata
-
-        settings = openpi_settings(ref, args)
-        return {"kind": kind, **settings.describe(),
-                "server_metadata": server_metadata(settings, flag=flag)}
-    if kind == "lerobot":
-        from recallbench.agents.lerobot_policy import check_lerobot
-
-        # a LeRobot folder is data unless the user trusts it (--trust-policy)
-        return {"kind": kind, **check_lerobot(ref.removeprefix(LEROBOT_SCHEME), args, trusted)}
+    """Before any work: the transport's check (a server answers, a folder loads its config);
+    returns what the manifest records about it. A one-line ValueError otherwise (a server's names
+    ``flag`` and the address: `run` passes its agent's name)."""
+    row = transport_of(ref)
+    if row is not None:
+        return {"kind": row.kind, **row.call(row.check, ref, args, flag=flag, trusted=trusted)}
     if args:
-        raise ValueError(f"--policy-arg: only served (openpi://, ws://) and lerobot: policies "
-                         f"take arguments; got {sorted(args)}")
-    return {"kind": kind}
+        schemes = ", ".join(s for t in transports() for s in t.schemes)
+        raise ValueError(f"--policy-arg: only policies a transport serves ({schemes}) take "
+                         f"arguments; got {sorted(args)}")
+    return {"kind": policy_kind(ref)}
 
 
 def make_policy(ref: str, args: dict[str, Any], trusted: bool = False) -> Any:
-    """The policy instance for a served or LeRobot ``ref`` (a card class: None, the caller
-    loads it); ``trusted``: --trust-policy."""
-    kind = policy_kind(ref)
-    if kind == "served":
-        from recallbench.agents.remote.openpi import OpenpiPolicy, openpi_settings
-
-        return OpenpiPolicy(openpi_settings(ref, args))
-    if kind == "lerobot":
-        from recallbench.agents.lerobot_policy import LeRobotPolicy
-
-        return LeRobotPolicy(ref.removeprefix(LEROBOT_SCHEME), **args, trusted=trusted)
-    return None
+    """The policy instance for a transport's ``ref`` (a card class: None, the caller loads it);
+    ``trusted``: --trust-policy."""
+    row = transport_of(ref)
+    return row.call(row.make, ref, args, trusted=trusted) if row else None
 
 
 def image_inputs(ref: str, args: dict[str, Any]) -> list[str]:
-    """The images a served or LeRobot policy asks of the env each step: its obs_map's image keys
-    (openpi:// sends three cameras by default; ws:// and an obs_map with ``images = {}`` none),
-    a LeRobot policy's ``observation.images.*`` features. A card class: none (its code reads
-    what it wants)."""
-    kind = policy_kind(ref)
-    if kind == "served":
-        from recallbench.agents.remote.openpi import openpi_settings
+    """The images a transport's policy asks of the env each step (a card class: none, its code
+    reads what it wants)."""
+    row = transport_of(ref)
+    return list(row.call(row.images, ref, args) or []) if row else []
 
-        return sorted(openpi_settings(ref, args).obs_map.images)
-    if kind == "lerobot":
-        from recallbench.agents.lerobot_policy import IMAGE_PREFIX, check_lerobot
 
-        # its features only (check_policy checks the folder, --trust-policy or not)
-        features = check_lerobot(ref.removeprefix(LEROBOT_SCHEME), args,
-                                 trusted=True)["input_features"]
-        return [f for f in features if f.startswith(IMAGE_PREFIX)]
-    return []
+def absolute_policy(ref: str) -> str | None:
+    """A transport's ref with its paths absolute (``lerobot:FOLDER``); None when it has none."""
+    row = transport_of(ref)
+    return row.call(row.absolute, ref) if row and row.absolute else None
 
 
 def check_policy_env(ref: str, args: dict[str, Any], scenarios: Iterable[Any],
                      who: str | None = None) -> None:
-    """Before any work: a served policy's preset whose actions the scenario's env cannot take
-    (``droid`` on the built-in world's 5-joint arm) is refused in one line naming the preset and
-    the env, read from the scenario's env_args alone (no env is built)."""
-    if policy_kind(ref) != "served":
-        return
-    from recallbench.agents.remote.openpi import openpi_settings
-    from recallbench.agents.remote.presets import PRESETS, env_refusal
-    from recallbench.benchmarks.scenemem.backend import BUILTIN_PREFIX, env_kwargs
-
-    settings = openpi_settings(ref, args)
-    preset = PRESETS.get(settings.preset.split("+")[0])
-    if preset is None or settings.action_map != preset.actions:
-        return  # a map file's own actions: its author knows the env
-    for scenario in scenarios:
-        name, kwargs, _ = env_kwargs(scenario, True)
-        factory = scenario.env_factory or scenario.env_args.get("env_factory")
-        why = env_refusal(settings.preset, preset, name, kwargs,
-                          builtin=not factory and name.startswith(BUILTIN_PREFIX))
-        if why:
-            flag = f"{who + ' ' if who else ''}--policy-arg preset={settings.preset}"
-            raise UsageError(flag, f"scenario {Path(scenario.root).name}: {why}")
+    """Before any work: the transport refuses an env it cannot act in (a served policy's preset
+    whose actions the scenario's env cannot take) in one line, from the env_args alone."""
+    row = transport_of(ref)
+    if row is not None:
+        row.call(row.check_env, ref, args, scenarios, who)
 
 
 def check_policy_cameras(ref: str, args: dict[str, Any], scenarios: Iterable[Any],

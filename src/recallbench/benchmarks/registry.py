@@ -67,6 +67,16 @@ def declared_options(plugins: bool = True) -> dict[str, tuple[Option, ...]]:
     return {**builtin, **{name: b.options for name, b in _plugins().items()}}
 
 
+def declared_generators(plugins: bool = True) -> dict[str, str]:
+    """benchmark -> its generator (``module:attr``), for those that declare one, without loading
+    a built-in's seam (its ``options.py`` declares ``GENERATOR``, which the seam uses);
+    ``plugins=False``: the built-ins' only."""
+    builtin = {name: getattr(importlib.import_module(f"{package}.options"), "GENERATOR", None)
+               for name, package in BUILTIN.items()}
+    found = {**builtin, **({n: b.generator for n, b in _plugins().items()} if plugins else {})}
+    return {name: ref for name, ref in found.items() if ref}
+
+
 BENCHMARKS: dict[str, Benchmark]  # name -> Benchmark, built-ins first (loaded on first use)
 
 

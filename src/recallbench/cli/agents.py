@@ -35,8 +35,31 @@ def _list_agents(args: argparse.Namespace) -> int:
     return 0
 
 
+def _list_transports(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.agents.transports import transports
+    from recallbench.console import fit_table
+
+    rows = [[t.usage, t.kind, t.extra or "-", t.doc] for t in transports()]
+    if as_data(args):
+        from recallbench.report.formats import write_records
+
+        write_records([dict(zip(("policy", "kind", "extra", "what"), row, strict=True))
+                       for row in rows], args.format)
+        return 0
+    console = Console()
+    console.print(fit_table("Policy transports: --policy (scenemem) or a run agent names one by "
+                            "its scheme (else module:Class); plugins: entry point group "
+                            "recallbench.policy_transports",
+                            ["policy", "kind", "extra", "what it is"], rows,
+                            width=console.width, wrap={3}))
+    return 0
+
+
 # what -> handler; another area can add e.g. LISTERS["suites"] = its handler.
-LISTERS: dict[str, Callable[[argparse.Namespace], int]] = {"agents": _list_agents}
+LISTERS: dict[str, Callable[[argparse.Namespace], int]] = {"agents": _list_agents,
+                                                           "transports": _list_transports}
 
 
 def _handle(args: argparse.Namespace) -> int:

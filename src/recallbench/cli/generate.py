@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
+from recallbench.cli.errors import Parser
 
 DEFAULT_N = 2
 # A strip a person reads: one frame on the way in and one out at least; at most 32 (a PNG of
@@ -56,6 +58,37 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_execution_options(p)
 
 
+class _GenerateParser(Parser):
+    """`recallbench generate`'s parser: each registered benchmark's generator adds its
+    subcommand (``Generator.command``) on first use. The installed distributions are scanned
+    for plugin benchmarks only when the word after ``generate`` is not a built-in's (so
+    ``generate --help`` lists the built-ins', and ``generate <plugin>`` finds the plugin)."""
+
+    _commands: argparse._SubParsersAction | None = None
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if self._commands is not None:
+            from recallbench.benchmarks.registry import BUILTIN
+
+            word = next(iter(args or []), "-")
+            add_generator_commands(self._commands,
+                                   plugins=not word.startswith("-") and word not in BUILTIN)
+            self._commands = None
+        return super().parse_known_args(args, namespace)
+
+
+def add_generator_commands(sub: argparse._SubParsersAction, plugins: bool) -> None:
+    """``generate <benchmark>`` for every benchmark whose generator names a command, built-ins
+    first (``plugins``: the entry points' too)."""
+    from recallbench.benchmarks.registry import declared_generators
+    from recallbench.loader import load_attr
+
+    for ref in declared_generators(plugins=plugins).values():
+        command = load_attr(ref).command
+        if command:
+            load_attr(command)(sub)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "generate",
@@ -64,6 +97,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "resumable (rerun the same command to finish a killed generation).",
     )
     sub = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    p.__class__ = _GenerateParser
+    p._commands = sub  # type: ignore[attr-defined]
+
+
+def scenemem_command(sub: argparse._SubParsersAction) -> None:
+    """``generate scenemem`` and ``generate strip`` (SceneMem's generator's command)."""
     s = sub.add_parser("scenemem", help="SceneMem scenarios (combo_* folders)")
     _common(s)
     from recallbench.cli.options import int_in, positive_int
@@ -93,8 +132,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--frames", type=int_in(2, MAX_STRIP_FRAMES), default=6,
                    help=f"frames per probe, 2..{MAX_STRIP_FRAMES} (default 6)")
     t.set_defaults(func=_strip)
+
+
+def findingdory_command(sub: argparse._SubParsersAction) -> None:
+    """``generate findingdory`` (FindingDory's generator's command)."""
     f = sub.add_parser("findingdory", help="FindingDory episodes and QA files")
     _common(f)
+    from recallbench.cli.options import int_in, positive_int
     from recallbench.generate.findingdory_knobs import MAX_INTERACTIONS, MIN_INTERACTIONS
 
     f.add_argument("--interactions", type=int_in(MIN_INTERACTIONS, MAX_INTERACTIONS),

@@ -1,6 +1,11 @@
 """What ``generate.suite`` (and the leakage rule) needs from each benchmark's generator, one
 ``Generator`` per benchmark, named by its declaration (``Benchmark.generator``), so the shared
-machinery (workers, progress, resume, suite.json, fingerprints) never branches on a name."""
+machinery (workers, progress, resume, suite.json, fingerprints) never branches on a name, and
+``recallbench generate <benchmark>`` is the command its generator names (``command``).
+
+Light to import (the command line reads ``command`` for ``generate --help``): what the
+functions need is imported when they run.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +15,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
-from recallbench.benchmarks.registry import BENCHMARKS
-from recallbench.generate.fingerprint import (
-    Fingerprint,
-    findingdory_day_fingerprint,
-    scenemem_day_fingerprint,
-)
 from recallbench.loader import load_attr
-from recallbench.versions import package_versions
+
+if TYPE_CHECKING:
+    from recallbench.generate.fingerprint import Fingerprint
 
 Summary = dict[str, Any]
 
@@ -42,6 +43,9 @@ class Generator:
     # the suite's complete days (items) with their fingerprints recomputed from their files, for
     # the leakage rule (fingerprint.MISMATCH notes a recorded one that disagrees)
     days: Callable[[Path], list[tuple[str, Fingerprint]]] = lambda suite: []
+    # "module:attr" of ``register(subparsers)``, adding ``recallbench generate <benchmark>``
+    # (and any tool of its own) to generate's subcommands; None: no command
+    command: str | None = None
 
 
 # ---------------------------------------------------------------------------------- scenemem
@@ -98,6 +102,8 @@ def _findingdory_summary(out_dir: Path, index: int) -> Summary | None:
 
 def _findingdory_manifest(out_dir: Path, seed: int, n: int, knobs: dict[str, Any],
                           items: list[Summary]) -> dict[str, Any]:
+    from recallbench.versions import package_versions
+
     return {"benchmark": "findingdory", "generator": "recallbench", "seed": seed, "n": n,
             "knobs": knobs, "python": sys.version.split()[0], "platform": platform.machine(),
             "packages": package_versions(), "complete": len(items) == n, "items": items}
@@ -110,12 +116,16 @@ def _findingdory_finish(out_dir: Path, knobs: dict[str, Any]) -> None:
 
 
 def _findingdory_days(suite: Path) -> list[tuple[str, Fingerprint]]:
+    from recallbench.generate.fingerprint import findingdory_day_fingerprint
+
     eps = sorted((p for p in (suite / "episodes").glob("ep_*") if (p / "episode.json").is_file()),
                  key=lambda p: int(p.name.split("_")[1]))
     return [(p.name, findingdory_day_fingerprint(p)) for p in eps]
 
 
 def _scenemem_days(suite: Path) -> list[tuple[str, Fingerprint]]:
+    from recallbench.generate.fingerprint import scenemem_day_fingerprint
+
     found = sorted(p for p in suite.glob("combo_*") if (p / "generation.json").is_file())
     return [(p.name, scenemem_day_fingerprint(p)) for p in found]
 
@@ -133,14 +143,18 @@ def _findingdory_knobs(given: dict[str, Any]) -> dict[str, Any]:
 
 
 SCENEMEM = Generator(_scenemem_item, _scenemem_summary, _scenemem_manifest,
-                     describe=_scenemem_describe, knobs=_scenemem_knobs, days=_scenemem_days)
+                     describe=_scenemem_describe, knobs=_scenemem_knobs, days=_scenemem_days,
+                     command="recallbench.cli.generate:scenemem_command")
 FINDINGDORY = Generator(_findingdory_item, _findingdory_summary, _findingdory_manifest,
                         finish=_findingdory_finish, knobs=_findingdory_knobs,
-                        days=_findingdory_days)
+                        days=_findingdory_days,
+                        command="recallbench.cli.generate:findingdory_command")
 
 
 def generators() -> dict[str, Generator]:
     """benchmark -> its generator, for every benchmark that declares one."""
+    from recallbench.benchmarks.registry import BENCHMARKS
+
     return {b.name: load_attr(b.generator) for b in BENCHMARKS.values() if b.generator}
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.agents.registry import NoMeaning, target, valid_names
-from recallbench.agents.vla import policy_kind
+from recallbench.agents.vla import absolute_policy, policy_kind
 from recallbench.benchmarks.options import Option
 from recallbench.benchmarks.scenemem.options import OPTIONS, ScenememConfig
 from recallbench.benchmarks.scenemem.policy import card_eval_dirs
@@ -74,10 +74,10 @@ def normalise(config: ScenememConfig) -> ScenememConfig:
 
 
 def absolute_ref(ref: str) -> str:
-    """``file.py:Name`` (or ``lerobot:FOLDER``) with an absolute path, so a resume works from
-    anywhere."""
-    if policy_kind(ref) == "lerobot":
-        return f"lerobot:{Path(ref.partition(':')[2]).resolve()}"
+    """``file.py:Name`` (or a transport's path, ``lerobot:FOLDER``) with an absolute path, so a
+    resume works from anywhere."""
+    if policy_kind(ref) != "card":
+        return absolute_policy(ref) or ref
     module_ref, sep, name = ref.rpartition(":")
     if sep and module_ref.endswith(".py"):
         return f"{Path(module_ref).resolve()}:{name}"

@@ -67,4 +67,5 @@ BENCHMARK = Benchmark(
     viewer_page="frames",
     auditor="toybench.audit",
     suite_files=FILE,
+    generator="toybench.generate:GENERATOR",  # `recallbench generate toybench`
 )

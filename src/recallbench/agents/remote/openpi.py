@@ -44,8 +44,7 @@ from recallbench.agents.remote.presets import (
 from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, WireError, pack, unpack
 from recallbench.executor.results import cut_text
 
-OPENPI_SCHEME = "openpi://"
-SERVED_SCHEMES = (OPENPI_SCHEME, "ws://", "wss://")
+OPENPI_SCHEME = "openpi://"  # the others (ws://, wss://): agents.transports
 DEFAULT_REPLAN_STEPS = 5  # openpi's LIBERO/RoboCasa clients run 5 of each chunk open-loop
 DEFAULT_MEMORY_FRAMES = 8
 MEMORY_MODES = ("frames", "paths", "none")
@@ -61,10 +60,6 @@ MAX_METADATA_BYTES = 1024 * 1024
 MAX_HORIZON = 1024
 # What the manifest keeps of the metadata (``stored_json``): at most ~2 MB of JSON.
 STORED_TEXT, STORED_CONTAINER, STORED_DEPTH, STORED_ITEMS = 1000, 64, 8, 2000
-
-
-def is_served_policy(ref: str | None) -> bool:
-    return ref is not None and ref.startswith(SERVED_SCHEMES)
 
 
 class ProtocolError(RuntimeError):

@@ -62,3 +62,5 @@ class FindingDoryConfig:
 
 
 OPTIONS = options_of(FindingDoryConfig)
+# its generator (Benchmark.generator), declared here so `generate --help` loads no seam
+GENERATOR = "recallbench.generate.registry:FINDINGDORY"

@@ -80,3 +80,5 @@ class ScenememConfig:
 
 
 OPTIONS = options_of(ScenememConfig)
+# its generator (Benchmark.generator), declared here so `generate --help` loads no seam
+GENERATOR = "recallbench.generate.registry:SCENEMEM"
