@@ -68,3 +68,25 @@ def load_attr(ref: str) -> Any:
             raise ValueError(f"{module_ref} has no attribute {attr!r}")
         obj = getattr(obj, part)
     return obj
+
+
+def plugins(group: str, kind: type) -> list[tuple[str, Any]]:
+    """(where, object) for each entry point of ``group``, by name: ``where`` names it for an
+    error; one that fails to load or is not a ``kind`` is one InputError naming it (never a
+    traceback). Scans the installed distributions: call it on first use only."""
+    from importlib import metadata
+
+    from recallbench.errors import InputError
+
+    found = []
+    for ep in sorted(metadata.entry_points(group=group), key=lambda e: e.name):
+        where = f"entry point {ep.name} = {ep.value}"
+        try:
+            loaded = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, never a traceback
+            raise InputError(where, group,
+                             f"cannot be loaded: {type(exc).__name__}: {exc}") from None
+        if not isinstance(loaded, kind):
+            raise InputError(where, group, f"is not a {kind.__module__}.{kind.__qualname__}")
+        found.append((where, loaded))
+    return found

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from support.fault_support import cli, error_lines
+from support.plugins import install
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -21,14 +22,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "vla.md"
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory) -> dict[str, str]:
     """The environment that installs the toy transport (a module and its dist-info)."""
-    site = tmp_path_factory.mktemp("site")
-    (site / "toy_transport.py").symlink_to(SUPPORT / "toy_transport.py")
-    dist = site / "toy-0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text(
-        "[recallbench.policy_transports]\ntoy = toy_transport:TRANSPORT\n")
-    return {"PYTHONPATH": str(site)}
+    return install(tmp_path_factory.mktemp("site"), "toy",
+                   "[recallbench.policy_transports]\ntoy = toy_transport:TRANSPORT\n",
+                   {"toy_transport.py": SUPPORT / "toy_transport.py"})
 
 
 def suite(root: Path) -> Path:

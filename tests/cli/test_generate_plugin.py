@@ -11,21 +11,17 @@ from pathlib import Path
 import pytest
 
 from support.fault_support import cli
+from support.plugins import install
 
 TOY = Path(__file__).resolve().parents[1] / "support" / "toybench"
 
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory) -> dict[str, str]:
-    site = tmp_path_factory.mktemp("site")
-    (site / "toybench").symlink_to(TOY)
-    dist = site / "toybench-0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text(
-        "[recallbench.benchmarks]\ntoybench = toybench.seam:BENCHMARK\n\n"
-        "[recallbench.agents]\ntoy-oracle = toybench.agents:ToyOracle\n")
-    return {"PYTHONPATH": str(site)}
+    return install(tmp_path_factory.mktemp("site"), "toybench",
+                   "[recallbench.benchmarks]\ntoybench = toybench.seam:BENCHMARK\n\n"
+                   "[recallbench.agents]\ntoy-oracle = toybench.agents:ToyOracle\n",
+                   {"toybench": TOY})
 
 
 def test_a_plugin_benchmark_gets_its_generate_command(toy):

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from recallbench.errors import InputError
-from recallbench.loader import load_attr
+from recallbench.loader import load_attr, plugins
 
 ENTRY_POINT_GROUP = "recallbench.policy_transports"
 CARD = "card"  # the kind of a ref no transport claims: a card-interface class
@@ -83,20 +83,9 @@ BUILTIN: tuple[Transport, ...] = (
 
 @cache
 def _plugins() -> tuple[Transport, ...]:
-    from importlib import metadata  # the scan of installed distributions: on first use only
-
     found: list[Transport] = []
     taken = {s for t in BUILTIN for s in t.schemes}
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        where = f"entry point {ep.name} = {ep.value}"
-        try:
-            row = ep.load()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, never a traceback
-            raise InputError(where, ENTRY_POINT_GROUP,
-                             f"cannot be loaded: {type(exc).__name__}: {exc}") from None
-        if not isinstance(row, Transport):
-            raise InputError(where, ENTRY_POINT_GROUP,
-                             "is not a recallbench.agents.transports.Transport")
+    for where, row in plugins(ENTRY_POINT_GROUP, Transport):
         clash = sorted(taken & set(row.schemes))
         if clash:  # never shadows another
             raise InputError(where, ENTRY_POINT_GROUP, f"scheme {clash[0]!r} is already taken")

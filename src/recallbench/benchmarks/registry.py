@@ -17,6 +17,7 @@ from typing import Any
 from recallbench.benchmarks.options import Option
 from recallbench.benchmarks.seam import Benchmark
 from recallbench.errors import InputError
+from recallbench.loader import plugins
 
 ENTRY_POINT_GROUP = "recallbench.benchmarks"
 # name -> its package: ``seam.py`` defines BENCHMARK, ``options.py`` defines OPTIONS
@@ -26,19 +27,8 @@ BUILTIN = {"scenemem": "recallbench.benchmarks.scenemem",
 
 @cache
 def _plugins() -> dict[str, Benchmark]:
-    from importlib import metadata  # the scan of installed distributions: on first use only
-
     found: dict[str, Benchmark] = {}
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        where = f"entry point {ep.name} = {ep.value}"
-        try:
-            bench = ep.load()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, never a traceback
-            raise InputError(where, ENTRY_POINT_GROUP,
-                             f"cannot be loaded: {type(exc).__name__}: {exc}") from None
-        if not isinstance(bench, Benchmark):
-            raise InputError(where, ENTRY_POINT_GROUP,
-                             "is not a recallbench.benchmarks.seam.Benchmark")
+    for where, bench in plugins(ENTRY_POINT_GROUP, Benchmark):
         if bench.name in BUILTIN or bench.name in found:  # never shadows another
             raise InputError(where, ENTRY_POINT_GROUP,
                              f"benchmark {bench.name!r} is already registered")
