@@ -1,17 +1,24 @@
-r"""Training-data throughput: generation and export in episodes per core-hour, and export time
-against the raw limit, a plain copy of the same videos, measured in the same run.
+r"""Training-data export against its raw limits, measured in the same run, medians of repeats.
 
-generation: ``recallbench generate findingdory`` (one worker) in a child process; its CPU time
-(user + system, from ``getrusage`` of the children) gives episodes per core-hour.
-export: ``recallbench export --format findingdory-sft`` of that suite (one worker), CPU time the
-same way (days per core-hour), and its wall time against the raw limit: ``shutil.copyfile`` of
-every day's video (the least an export that keeps the videos must do), and a plain PyAV decode
-of every frame to RGB (the least an export that re-encodes them must do). With ``--lerobot PYTHON``
-(the interpreter of a venv holding lerobot, e.g. .venv-lerobot/bin/python) the LeRobot export is
-measured too.
+For a generated FindingDory suite (``--suite``, or one generated here: ``--n`` days of
+``--steps`` frames), each repeat runs, every one as a fresh process whose CPU time (user +
+system of it and its children, ``getrusage``) is the measure:
 
-    .venv/bin/python bench/bench_export.py [--n 4] [--steps 2000] [--interactions 3] \
-        [--lerobot .venv-lerobot/bin/python]
+- raw decode: a plain PyAV decode of every day's video to RGB;
+- raw decode + encode: the same frames encoded again as LeRobot encodes them (H.264, yuv420p,
+  GOP 2, CRF 30, at the day's fps): the least any export that re-encodes the frames must do;
+- ``recallbench export --format lerobot`` (``--lerobot PYTHON``: a venv holding lerobot), one
+  worker; its ratio to raw decode + encode is the target (<= 3x);
+- ``recallbench export --format findingdory-sft`` (96 frames), one worker;
+- with ``--old-src DIR`` (e.g. /work/base/src, a checkout of the code before a change), the same
+  exports run with ``PYTHONPATH=DIR`` side by side, for "Nx the old code" ratios
+  (``--old-lerobot``: the old LeRobot export too, slow).
+
+The printed table gives each step's median CPU seconds and the median of the per-repeat ratios.
+Sized for a shared 2-core machine: small defaults, a few repeats.
+
+    .venv/bin/python bench/bench_export.py --lerobot .venv-lerobot/bin/python \
+        --old-src /work/base/src [--suite DIR] [--repeats 3] [--n 2] [--steps 1000]
 """
 
 from __future__ import annotations
@@ -19,80 +26,162 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 
-def _timed(cmd: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child) for one command; fails loudly."""
+def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child and its descendants) for one command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=env)
     wall = time.perf_counter() - t0
+    if done.returncode:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _decode_all(path: Path) -> int:
+def raw(mode: str, videos: list[str], out_dir: str) -> None:
+    """The raw limit, in this (child) process: decode every frame to RGB, and with
+    ``mode == "encode"`` encode it again with LeRobot's settings."""
     import av
 
-    with av.open(str(path)) as c:
-        return sum(1 for f in c.decode(c.streams.video[0]) if f.to_ndarray(format="rgb24").size)
+    for k, video in enumerate(videos):
+        with av.open(video) as src:
+            stream = src.streams.video[0]
+            fps = round(float(stream.average_rate or 10))
+            out = av.open(os.path.join(out_dir, f"raw_{k}.mp4"), "w") if mode == "encode" else None
+            enc = None
+            for i, frame in enumerate(src.decode(stream)):
+                rgb = frame.to_ndarray(format="rgb24")
+                if out is None:
+                    continue
+                if enc is None:
+                    enc = out.add_stream("h264", fps, options={"g": "2", "crf": "30"})
+                    enc.pix_fmt, enc.width, enc.height = "yuv420p", rgb.shape[1], rgb.shape[0]
+                    enc.time_base = Fraction(1, fps)
+                vf = av.VideoFrame.from_ndarray(rgb, format="rgb24")
+                vf.pts = i
+                out.mux(enc.encode(vf))
+            if out is not None and enc is not None:
+                out.mux(enc.encode())
+                out.close()
 
 
-def _per_core_hour(items: int, cpu: float) -> float:
-    return items / (cpu / 3600.0)
+def _generate(args: argparse.Namespace, suite: Path) -> None:
+    wall, cpu = _timed([sys.executable, "-m", "recallbench.cli", "generate", "findingdory",
+                        "--out", str(suite), "--n", str(args.n), "--seed", "0", "--steps",
+                        str(args.steps), "--interactions", str(args.interactions), "--width",
+                        str(args.width), "--height", str(args.height), "--workers", "1"])
+    print(f"generation: {args.n} days of {args.steps} frames ({args.width}x{args.height}): "
+          f"{cpu:.1f} CPU s ({args.n / (cpu / 3600):.0f} episodes per core-hour)")
+
+
+def _steps(args: argparse.Namespace, suite: Path, root: Path
+           ) -> dict[str, Callable[[int], tuple[float, float]]]:
+    """Each measured step: a function of the repeat index giving (wall, CPU)."""
+    videos = [str(v) for v in sorted((suite / "episodes").glob("ep_*/video.mp4"))]
+    me = [sys.executable, os.path.abspath(__file__)]
+
+    def export(python: str, fmt: str, extra: list[str], old: bool) -> Callable[[int], Any]:
+        env = {**os.environ, "PYTHONPATH": args.old_src} if old else None
+
+        def run(k: int) -> tuple[float, float]:
+            out = root / f"{fmt}_{'old' if old else 'new'}_{k}"
+            return _timed([python, "-m", "recallbench.cli", "export", str(suite), "--format",
+                           fmt, "--out", str(out), "--workers", "1", *extra], env)
+        return run
+
+    steps: dict[str, Callable[[int], tuple[float, float]]] = {
+        "raw decode": lambda k: _timed([*me, "--raw", "decode", str(root), *videos]),
+        "raw decode + encode": lambda k: _timed([*me, "--raw", "encode", str(root), *videos]),
+        "export findingdory-sft": export(sys.executable, "findingdory-sft", ["--frames", "96"],
+                                         False)}
+    if args.old_src:
+        steps["export findingdory-sft (old code)"] = export(
+            sys.executable, "findingdory-sft", ["--frames", "96"], True)
+    if args.lerobot:
+        # LeRobot's import (torch, datasets): paid once by the driver (the aggregation) and once
+        # per worker (its part writer), whatever the number of days
+        steps["import lerobot"] = lambda k: _timed([args.lerobot, "-c", IMPORT])
+        steps["export lerobot"] = export(args.lerobot, "lerobot", [], False)
+        if args.old_src and args.old_lerobot:
+            steps["export lerobot (old code)"] = export(args.lerobot, "lerobot", [], True)
+    return steps
+
+
+IMPORT = "import lerobot.datasets.lerobot_dataset, lerobot.datasets.aggregate"
+RATIOS = [("export lerobot", "raw decode + encode", "<= 3x"),
+          ("export lerobot, imports excluded", "raw decode + encode", "<= 3x"),
+          ("export lerobot", "raw decode", ""),
+          ("export lerobot", "export lerobot (old code)", ""),
+          ("export findingdory-sft", "export findingdory-sft (old code)", "<= 1x"),
+          ("export findingdory-sft", "raw decode", "")]
+
+
+def _report(cpu: dict[str, list[float]], days: int, frames: int) -> None:
+    if "export lerobot" in cpu and "import lerobot" in cpu:  # one worker: two imports
+        cpu["export lerobot, imports excluded"] = [
+            e - 2 * i for e, i in zip(cpu["export lerobot"], cpu["import lerobot"], strict=True)]
+    print(f"\n{'step':36} {'median CPU s':>12} {'days/core-hour':>15}  repeats")
+    for name, values in cpu.items():
+        med = statistics.median(values)
+        print(f"{name:36} {med:12.2f} {days / (med / 3600):15.0f}  "
+              + ", ".join(f"{v:.2f}" for v in values))
+    print(f"\n({days} days, {frames} frames) median of the per-repeat ratios:")
+    for a, b, target in RATIOS:
+        if a in cpu and b in cpu:
+            per = [x / y for x, y in zip(cpu[a], cpu[b], strict=True)]
+            print(f"  {a} / {b}: {statistics.median(per):.2f}x  "
+                  f"[{', '.join(f'{r:.2f}' for r in per)}]" + (f"  target {target}"
+                                                             if target else ""))
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--n", type=int, default=4, help="days to generate (default 4)")
-    p.add_argument("--steps", type=int, default=2000, help="frames per day (default 2000)")
+    p.add_argument("--suite", default=None, help="a generated FindingDory suite to export")
+    p.add_argument("--n", type=int, default=2, help="days to generate (default 2)")
+    p.add_argument("--steps", type=int, default=1000, help="frames per day (default 1000)")
     p.add_argument("--interactions", type=int, default=3, help="pick-and-place per day")
-    p.add_argument("--width", type=int, default=160)
-    p.add_argument("--height", type=int, default=120)
+    p.add_argument("--width", type=int, default=320)
+    p.add_argument("--height", type=int, default=240)
+    p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--lerobot", default=None, help="python of a venv with lerobot installed")
+    p.add_argument("--old-src", default=None, help="src folder of the old code (PYTHONPATH)")
+    p.add_argument("--old-lerobot", action="store_true", help="the old LeRobot export too")
+    p.add_argument("--raw", nargs="+", help=argparse.SUPPRESS)  # MODE OUT VIDEO...: a child
     args = p.parse_args()
+    if args.raw:
+        raw(args.raw[0], args.raw[2:], args.raw[1])
+        return 0
     os.environ.setdefault("MUJOCO_GL", "egl")
-    cli = [sys.executable, "-m", "recallbench.cli"]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        suite = root / "suite"
-        wall, cpu = _timed([
-            *cli, "generate", "findingdory", "--out", str(suite), "--n", str(args.n), "--seed",
-            "0", "--steps", str(args.steps), "--interactions", str(args.interactions), "--width",
-            str(args.width), "--height", str(args.height), "--workers", "1"])
-        print(f"generation: {args.n} days of {args.steps} frames ({args.width}x{args.height}) "
-              f"in {wall:.1f} s wall, {cpu:.1f} CPU s: "
-              f"{_per_core_hour(args.n, cpu):.0f} episodes per core-hour")
-        videos = sorted((suite / "episodes").glob("ep_*/video.mp4"))
-        t0 = time.perf_counter()
-        for i, v in enumerate(videos):
-            shutil.copyfile(v, root / f"copy_{i}.mp4")
-        raw = time.perf_counter() - t0
-        print(f"raw limit: copy of the {len(videos)} day videos "
-              f"({sum(v.stat().st_size for v in videos) / 1e6:.1f} MB) in {raw:.3f} s")
-        t0 = time.perf_counter()
-        frames = sum(_decode_all(v) for v in videos)
-        decode = time.perf_counter() - t0
-        print(f"raw decode: {frames} frames decoded to RGB with PyAV in {decode:.2f} s")
-        runs = [("findingdory-sft", sys.executable, ["--frames", "96"]),
-                ("findingdory-sft (full length)", sys.executable, ["--full-length"])]
-        if args.lerobot:
-            runs.append(("lerobot", args.lerobot, []))
-        for k, (label, python, extra) in enumerate(runs):
-            fmt = label.split()[0]
-            out = root / f"export_{k}"
-            wall, cpu = _timed([python, "-m", "recallbench.cli", "export", str(suite),
-                                "--format", fmt, "--out", str(out), "--workers", "1", *extra])
-            print(f"export {label}: {wall:.1f} s wall, {cpu:.1f} CPU s: "
-                  f"{_per_core_hour(args.n, cpu):.0f} days per core-hour; "
-                  f"{wall / raw:.0f}x the raw copy, {wall / decode:.1f}x the raw decode")
+        suite = Path(args.suite) if args.suite else root / "suite"
+        if not args.suite:
+            _generate(args, suite)
+        days = sorted((suite / "episodes").glob("ep_*/video.mp4"))
+        frames = sum(len(np.load(d.parent / "frames.npz")["pose"]) for d in days)
+        steps = _steps(args, suite, root)
+        cpu: dict[str, list[float]] = {name: [] for name in steps}
+        for k in range(args.repeats):  # interleaved: each repeat runs every step once
+            for name, run in steps.items():
+                wall, c = run(k)
+                cpu[name].append(c)
+                print(f"repeat {k + 1}: {name}: {c:.2f} CPU s, {wall:.1f} s wall "
+                      f"(load {os.getloadavg()[0]:.1f})", flush=True)
+        _report(cpu, len(days), frames)
     return 0
 
 

@@ -1,7 +1,9 @@
 """A LeRobotDataset (v3) of generated days and of the privileged oracle recalling them.
 
 Written with LeRobot's own writer (``LeRobotDataset.create``, ``add_frame``, ``save_episode``,
-``finalize``) and joined with its ``aggregate_datasets``; read back with ``LeRobotDataset``.
+``finalize``) and joined with its ``aggregate_datasets``; read back with ``LeRobotDataset``. Frames
+go straight to LeRobot's streaming encoder (``streaming_encoding``: no PNG per frame), made to
+wait for the encoder instead of dropping frames (``lossless_encoder``).
 
 - SceneMem suites: each day is an episode with the three cameras, ``observation.state`` and the
   12-dim ``action`` at 20 fps, named as ``benchmarks.scenemem.lerobot_features`` declares (the
@@ -29,12 +31,12 @@ readers (``io.read_json``, ``sources.frames``: the resolution cap).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import queue
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -84,8 +86,42 @@ def _create(root: Path, repo_id: str, fps: int, features: dict[str, Any]) -> Any
     disable_progress_bars()  # one line per day from the command, not a bar per episode
     if root.exists():
         shutil.rmtree(root)  # a part a killed worker left half written
-    return LeRobotDataset.create(repo_id, fps=fps, features=features, root=root,
-                                 use_videos=True, vcodec=VCODEC)
+    # streaming: each frame goes to LeRobot's PyAV encoder as it is added (a PNG per frame,
+    # written then read back to encode, cost 20x a plain decode), with LeRobot's own settings
+    ds = LeRobotDataset.create(repo_id, fps=fps, features=features, root=root,
+                               use_videos=True, vcodec=VCODEC, streaming_encoding=True)
+    ds._streaming_encoder.__class__ = lossless_encoder()  # waits instead of dropping frames
+    return ds
+
+
+@functools.cache
+def lossless_encoder() -> type:
+    """LeRobot's streaming encoder, waiting for room in its queue when the encoder is behind:
+    LeRobot's drops the frame after 0.1 s (made for live capture, where the robot cannot wait),
+    which in an export would leave an episode's video shorter than its rows."""
+    from lerobot.datasets.video_utils import StreamingVideoEncoder
+
+    class LosslessStreamingEncoder(StreamingVideoEncoder):  # type: ignore[misc]
+        def feed_frame(self, video_key: str, image: np.ndarray) -> None:
+            frames = self._frame_queues[video_key]
+            while self._threads[video_key].is_alive():
+                try:
+                    frames.put(image.copy(), timeout=1.0)
+                    return
+                except queue.Full:
+                    continue
+            super().feed_frame(video_key, image)  # raises with the encoder thread's error
+
+    return LosslessStreamingEncoder
+
+
+def _check_video(ds: Any, n: int, where: Path) -> None:
+    """Every camera's video of the episode just saved holds its ``n`` frames."""
+    latest = ds.meta.latest_episode
+    for key in ds.meta.video_keys:
+        span = latest[f"videos/{key}/to_timestamp"][0] - latest[f"videos/{key}/from_timestamp"][0]
+        if round(span * ds.fps) != n:
+            raise ValueError(f"{where}: {key}: {round(span * ds.fps)} frames encoded, {n} added")
 
 
 # ------------------------------------------------------------------------------ scenemem
@@ -129,6 +165,7 @@ def _scenemem_day(ds: Any, scenario: Path, action: np.ndarray, state: np.ndarray
         ds.add_frame({**frame, naming.STATE: state[i], naming.ACTION: taken[i],
                       "task": tasks[i]})
     ds.save_episode(parallel_encoding=False)
+    _check_video(ds, n, scenario)
     return n
 
 
@@ -178,6 +215,7 @@ def _scenemem_probes(ds: Any, scenario_dir: Path, size: tuple[int, int]) -> list
                               Thresholds())
             if out.memory and policy.steps:
                 ds.save_episode(parallel_encoding=False)
+                _check_video(ds, policy.steps, scenario_dir)
                 probes.append({"test_id": test.test_id, "steps": policy.steps})
             else:
                 ds.clear_episode_buffer()
@@ -244,6 +282,7 @@ def _findingdory_export(ep_dir: Path, part: Path, options: dict[str, Any]) -> di
     if count != n:
         raise ValueError(f"{ep_dir / 'video.mp4'}: {count} frames, {n} poses")
     ds.save_episode(parallel_encoding=False)
+    _check_video(ds, n, ep_dir)
     ds.finalize()
     return {"frames": n, "probes": []}
 
@@ -280,21 +319,18 @@ def _write_part_fixed_seed(suite_dir: Path, day: str, tmp: Path, options: dict[s
                            ) -> dict[str, Any]:
     if os.environ.get("PYTHONHASHSEED") == "0":
         write_part(suite_dir, day, tmp, options)
-    else:
-        # LeRobot lists an episode's tasks through set(), whose order (and so each task_index)
-        # follows the process's string hash seed: a part is written where that seed is fixed,
-        # so every worker and shard writes the same bytes
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        args = json.dumps([str(suite_dir), day, str(tmp), options])
-        done = subprocess.run([sys.executable, "-m", __name__, args], env=env,
-                              capture_output=True, text=True)
-        if done.returncode:
-            lines = done.stderr.strip().splitlines() or ["no output"]
-            raise RuntimeError(f"day {day}: {lines[-1]}")
+    else:  # LeRobot's task order follows the hash seed: written where it is fixed
+        from recallbench.export.part_writer import write_in_fixed_seed
+
+        try:
+            write_in_fixed_seed([str(suite_dir), day, str(tmp), options])
+        except RuntimeError as exc:
+            raise RuntimeError(f"day {day}: {exc}") from None
     return dict(json.loads((tmp / "recallbench_part.json").read_text()))
 
 
-def write_part(suite_dir: Path, day: str, tmp: Path, options: dict[str, Any]) -> None:
+def write_part(suite_dir: str | Path, day: str, tmp: str | Path, options: dict[str, Any]
+               ) -> None:
     run, source = _source(Path(suite_dir), day)
     info = run(source, Path(tmp), options)
     (Path(tmp) / "recallbench_part.json").write_text(json.dumps(info, sort_keys=True))
@@ -362,8 +398,3 @@ def _day_episodes(days: list[str], infos: list[dict[str, Any]]) -> Iterator[tupl
     for day, info in zip(days, infos, strict=True):
         yield day, episode
         episode += 1 + sum("dropped" not in p for p in info["probes"])
-
-
-if __name__ == "__main__":  # one day's part, in a process with a fixed hash seed (export_day)
-    suite_arg, day_arg, tmp_arg, options_arg = json.loads(sys.argv[1])
-    write_part(Path(suite_arg), day_arg, Path(tmp_arg), options_arg)
