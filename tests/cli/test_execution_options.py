@@ -20,6 +20,8 @@ def subparser(path: list[str]):
     for name in path:
         action = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
         parser = action.choices[name]
+        if hasattr(parser, "load_commands"):  # generate adds its generators' commands lazily
+            parser.load_commands(plugins=False)
     return parser
 
 

@@ -66,14 +66,17 @@ class _GenerateParser(Parser):
 
     _commands: argparse._SubParsersAction | None = None
 
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+    def load_commands(self, plugins: bool) -> None:
+        """Add the generators' subcommands now (once); what parsing does on first use."""
         if self._commands is not None:
-            from recallbench.benchmarks.registry import BUILTIN
-
-            word = next(iter(args or []), "-")
-            add_generator_commands(self._commands,
-                                   plugins=not word.startswith("-") and word not in BUILTIN)
+            add_generator_commands(self._commands, plugins=plugins)
             self._commands = None
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        from recallbench.benchmarks.registry import BUILTIN
+
+        word = next(iter(args or []), "-")
+        self.load_commands(plugins=not word.startswith("-") and word not in BUILTIN)
         return super().parse_known_args(args, namespace)
 
 
