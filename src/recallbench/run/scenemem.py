@@ -363,7 +363,7 @@ def _print_summary(console: Console, summary: dict[str, Any], n: int) -> None:
         console.print(table)
     if summary["scenario_errors"]:
         n_bad = len(summary["scenario_errors"])
-        print_problem(f"{n_bad} scenario(s) could not be loaded", "error", console=console)
+        print_problem(f"{n_bad} scenario(s) could not be loaded", console=console)
     console.print(f"{n} tests recorded")
 
 
