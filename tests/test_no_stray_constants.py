@@ -16,6 +16,10 @@ DECLARED = {
 }
 # Uses of the same number that mean something else, each with why: none today.
 UNRELATED: set[tuple[str, int]] = set()  # (module, line)
+# Whole modules where the numbers mean something else, each with why.
+UNRELATED_MODULES = {
+    "world/assetgen/object_art.py": "pixel coordinates on the drawn labels and covers",
+}
 NUMBER = re.compile(r"(?<![\d.])(96|1,?500)(?![\d,])")
 
 
@@ -55,7 +59,7 @@ def test_each_budget_is_a_literal_only_where_it_is_declared() -> None:
             module, declaration = DECLARED[value]
             if rel == module and lines[line - 1].strip().startswith(declaration):
                 declared.add(value)
-            elif (rel, line) not in UNRELATED:
+            elif (rel, line) not in UNRELATED and rel not in UNRELATED_MODULES:
                 stray.append(f"{rel}:{line}: {lines[line - 1].strip()}")
     assert not stray, "use the declared constant (DEFAULT_FRAMES, DEFAULT_MAX_STEPS):\n" + \
         "\n".join(stray)
