@@ -53,16 +53,38 @@ def test_every_frame_reaches_the_video_without_a_png(findingdory_generated_suite
     # a frame matches its own source frame better than the one half a day away
     half = len(source) // 2
     assert np.abs(got[0].astype(float) - source[half]).mean() > err[0]
+    _image_stats_are_lerobots_ordinary_ones(part, source, tmp_path / "png")
+
+
+def _image_stats_are_lerobots_ordinary_ones(part: Path, source: list[np.ndarray],
+                                            png_dir: Path) -> None:
+    """The image stats are what LeRobot's ordinary path writes for the same frames:
+    ``compute_episode_stats`` on a PNG of each (its sample of them), not the streaming
+    encoder's running stats over every frame (count = every frame's pixels, approximate
+    quantiles)."""
+    from lerobot.datasets.compute_stats import compute_episode_stats
+
+    png_dir.mkdir()
+    paths = []
+    for i, img in enumerate(source):
+        paths.append(str(png_dir / f"{i}.png"))
+        lerobot_dataset.write_image(img, paths[-1], compress_level=1)
+    key = "observation.images.head"
+    want = compute_episode_stats({key: paths}, {key: {"dtype": "video"}})[key]
+    got = json.loads((part / "meta" / "stats.json").read_text())[key]
+    assert sorted(got) == sorted(want)
+    for name, value in want.items():
+        np.testing.assert_array_equal(np.asarray(got[name]), value, err_msg=name)
 
 
 def test_the_encoder_waits_instead_of_dropping_frames(tmp_path: Path) -> None:
     """A one-frame queue and frames that take the encoder far longer than LeRobot's 0.1 s
     wait: LeRobot's encoder drops most of them, the export's keeps all."""
-    from recallbench.export.lerobot_format import lossless_encoder
+    from recallbench.export.lerobot_encoder import encoder_class
 
     rng = np.random.default_rng(0)
     frames = [rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8) for _ in range(8)]
-    encoder = lossless_encoder()(fps=10, vcodec="h264", queue_maxsize=1)
+    encoder = encoder_class()(fps=10, vcodec="h264", queue_maxsize=1)
     encoder.start_episode(["cam"], tmp_path)
     for frame in frames:
         encoder.feed_frame("cam", frame)

@@ -3,7 +3,8 @@
 Written with LeRobot's own writer (``LeRobotDataset.create``, ``add_frame``, ``save_episode``,
 ``finalize``) and joined with its ``aggregate_datasets``; read back with ``LeRobotDataset``. Frames
 go straight to LeRobot's streaming encoder (``streaming_encoding``: no PNG per frame), made to
-wait for the encoder instead of dropping frames (``lossless_encoder``).
+wait for the encoder instead of dropping frames, with image stats computed on LeRobot's sample of
+each episode's frames as its ordinary path does (``lerobot_encoder``).
 
 - SceneMem suites: each day is an episode with the three cameras, ``observation.state`` and the
   12-dim ``action`` at 20 fps, named as ``benchmarks.scenemem.lerobot_features`` declares (the
@@ -31,11 +32,9 @@ readers (``io.read_json``, ``sources.frames``: the resolution cap).
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
-import queue
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -47,6 +46,7 @@ import numpy as np
 from recallbench.benchmarks.scenemem import lerobot_features as naming
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.errors import InputError, UsageError
+from recallbench.export.lerobot_encoder import encoder_class
 from recallbench.export.outdir import remove_written
 from recallbench.export.sources import frames
 from recallbench.io import read_json
@@ -90,29 +90,9 @@ def _create(root: Path, repo_id: str, fps: int, features: dict[str, Any]) -> Any
     # written then read back to encode, cost 20x a plain decode), with LeRobot's own settings
     ds = LeRobotDataset.create(repo_id, fps=fps, features=features, root=root,
                                use_videos=True, vcodec=VCODEC, streaming_encoding=True)
-    ds._streaming_encoder.__class__ = lossless_encoder()  # waits instead of dropping frames
+    # waits instead of dropping frames; image stats on LeRobot's sample, not every frame
+    ds._streaming_encoder.__class__ = encoder_class()
     return ds
-
-
-@functools.cache
-def lossless_encoder() -> type:
-    """LeRobot's streaming encoder, waiting for room in its queue when the encoder is behind:
-    LeRobot's drops the frame after 0.1 s (made for live capture, where the robot cannot wait),
-    which in an export would leave an episode's video shorter than its rows."""
-    from lerobot.datasets.video_utils import StreamingVideoEncoder
-
-    class LosslessStreamingEncoder(StreamingVideoEncoder):  # type: ignore[misc]
-        def feed_frame(self, video_key: str, image: np.ndarray) -> None:
-            frames = self._frame_queues[video_key]
-            while self._threads[video_key].is_alive():
-                try:
-                    frames.put(image.copy(), timeout=1.0)
-                    return
-                except queue.Full:
-                    continue
-            super().feed_frame(video_key, image)  # raises with the encoder thread's error
-
-    return LosslessStreamingEncoder
 
 
 def _check_video(ds: Any, n: int, where: Path) -> None:
@@ -160,6 +140,7 @@ def _scenemem_day(ds: Any, scenario: Path, action: np.ndarray, state: np.ndarray
     taken = np.concatenate([action[1:], np.zeros((1, len(naming.ACTION_NAMES)), np.float32)])
     tasks = _task_per_frame(read_json(scenario / "videos" / "subtasks.json"), n)
     streams = [frames(scenario / "videos" / f"{cam}.mp4") for cam in naming.CAMERAS.values()]
+    ds._streaming_encoder.expect(n)  # keeps only the frames LeRobot's stats sample
     for i, images in enumerate(zip(*streams, strict=True)):
         frame = dict(zip(naming.CAMERAS, images, strict=True))
         ds.add_frame({**frame, naming.STATE: state[i], naming.ACTION: taken[i],
@@ -274,6 +255,7 @@ def _findingdory_export(ep_dir: Path, part: Path, options: dict[str, Any]) -> di
     ds = _create(part, options["repo_id"], fps, feats)
     actions, tasks = base_actions(pose), findingdory_tasks(episode, n)
     count = 0
+    ds._streaming_encoder.expect(n)
     for i, img in enumerate(frames(ep_dir / "video.mp4")):
         ds.add_frame({"observation.images.head": img,
                       "observation.state": pose[i].astype(np.float32), "action": actions[i],
