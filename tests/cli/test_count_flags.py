@@ -27,7 +27,7 @@ def refused(argv: list[str], capsys) -> str:
     ["generate", "scenemem", "--n", "1", "--workers", "0"],
     ["generate", "findingdory", "--n", "1", "--workers", "0"],
     ["audit", "SUITE", "--workers", "0"],
-    ["export", "SUITE", "--format", "lerobot", "--workers", "0", "--out", "OUT2"],
+    ["export", "SUITE", "--dataset-format", "lerobot", "--workers", "0", "--out", "OUT2"],
 ])
 def test_workers_0_is_refused_naming_the_flag(argv, tmp_path, capsys):
     out = tmp_path / "out"

@@ -41,12 +41,12 @@ with av.open(sys.argv[1], "w") as c:
 
 
 def _export(suite: Path, out: Path, *extra: str) -> int:
-    return main(["export", str(suite), "--format", "findingdory-sft", "--out", str(out),
+    return main(["export", str(suite), "--dataset-format", "findingdory-sft", "--out", str(out),
                  "--workers", "1", "--frames", "8", *extra])
 
 
 def _command(suite: Path, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "recallbench.cli", "export", str(suite), "--format",
+    return [sys.executable, "-m", "recallbench.cli", "export", str(suite), "--dataset-format",
             "findingdory-sft", "--out", str(out), "--workers", "1", "--frames", "8", *extra]
 
 

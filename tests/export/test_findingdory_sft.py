@@ -1,5 +1,5 @@
-"""``recallbench export --format findingdory-sft`` on a generated suite, read back as the released
-trainer reads it: ``datasets.load_dataset`` on the folder, answers through the offline
+"""``recallbench export --dataset-format findingdory-sft`` on a generated suite, read back as the
+released trainer reads it: ``datasets.load_dataset`` on the folder, answers through the offline
 evaluator's literal parsing, videos of exactly K frames stamped as the benchmark stamps them."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _load(out: Path, tmp_path: Path, **kwargs):
 
 
 def _export(suite: Path, out: Path, *extra: str) -> int:
-    return main(["export", str(suite), "--format", "findingdory-sft", "--out", str(out),
+    return main(["export", str(suite), "--dataset-format", "findingdory-sft", "--out", str(out),
                  "--workers", "1", *extra])
 
 

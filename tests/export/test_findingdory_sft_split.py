@@ -34,7 +34,7 @@ def test_two_days_or_more_always_give_both_splits_and_one_day_gives_train() -> N
 def test_frames_the_trainer_would_not_all_see_are_refused_in_one_line(
         frames: str, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out"
-    assert main(["export", str(tmp_path / "suite"), "--format", "findingdory-sft", "--out",
+    assert main(["export", str(tmp_path / "suite"), "--dataset-format", "findingdory-sft", "--out",
                  str(out), "--frames", frames]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--frames" in err[0] and "smart_nframes" in err[0]

@@ -51,7 +51,7 @@ def sft_export(findingdory_two_day_suite: Path, tmp_path_factory: pytest.TempPat
     """A fresh export with the default options, into a folder whose path names findingdory
     (the trainer asserts it of the dataset name it is given)."""
     out = tmp_path_factory.mktemp("train") / "findingdory_sft"
-    assert main(["export", str(findingdory_two_day_suite), "--format", "findingdory-sft",
+    assert main(["export", str(findingdory_two_day_suite), "--dataset-format", "findingdory-sft",
                  "--out", str(out), "--workers", "1"]) == 0
     return out
 

@@ -1,5 +1,5 @@
-"""``recallbench export --format lerobot``: generated days and the oracle's recall rollouts as a
-LeRobotDataset v3, loaded back with LeRobot's own ``LeRobotDataset`` and DataLoader, values
+"""``recallbench export --dataset-format lerobot``: generated days and the oracle's recall rollouts
+as a LeRobotDataset v3, loaded back with LeRobot's own ``LeRobotDataset`` and DataLoader, values
 equal to what the generator recorded (images within codec tolerance). Runs in .venv-lerobot."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""``recallbench export --format lerobot --shard i/n``: shards exported into one folder, then
-merged, give the unsharded LeRobotDataset file for file (videos frame for frame). A module of its
-own so that its two generated episodes and four exports run on the other xdist worker than the
-other export tests. Runs in .venv-lerobot."""
+"""``recallbench export --dataset-format lerobot --shard i/n``: shards exported into one folder,
+then merged, give the unsharded LeRobotDataset file for file (videos frame for frame). A module
+of its own so that its two generated episodes and four exports run on the other xdist worker than
+the other export tests. Runs in .venv-lerobot."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The LeRobot round trip with no map: a generated SceneMem suite exported with
-``recallbench export --format lerobot``, ACT trained on it for two steps by lerobot's own
+``recallbench export --dataset-format lerobot``, ACT trained on it for two steps by lerobot's own
 ``lerobot-train`` console script (tiny dims, offline, no pretrained backbone), and the saved
 checkpoint evaluated by ``recallbench scenemem --policy lerobot:FOLDER`` as it is: the export and
 the loader share one naming (``benchmarks.scenemem.lerobot_features``). Runs in .venv-lerobot."""

@@ -1,5 +1,6 @@
-"""What both LeRobot export test modules do: run ``recallbench export --format lerobot`` and load
-the result with LeRobot's own ``LeRobotDataset`` (imported on use: only .venv-lerobot has it)."""
+"""What both LeRobot export test modules do: run ``recallbench export --dataset-format lerobot``
+and load the result with LeRobot's own ``LeRobotDataset`` (imported on use: only .venv-lerobot
+has it)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from recallbench.cli import main
 
 def export_lerobot(suite: Path, out: Path, *extra: str) -> int:
     """The export's exit status (one worker, as the tests compare its files)."""
-    return main(["export", str(suite), "--format", "lerobot", "--out", str(out),
+    return main(["export", str(suite), "--dataset-format", "lerobot", "--out", str(out),
                  "--workers", "1", *extra])
 
 

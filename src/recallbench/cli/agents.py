@@ -1,4 +1,5 @@
-"""`recallbench list agents`: what can be run by name. Other listings (suites) plug into LISTERS."""
+"""`recallbench list agents|transports|export-formats`: what can be named. Other listings
+(suites) plug into LISTERS."""
 
 from __future__ import annotations
 
@@ -57,9 +58,31 @@ def _list_transports(args: argparse.Namespace) -> int:
     return 0
 
 
+def _list_export_formats(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from recallbench.console import fit_table
+    from recallbench.export.formats import ENTRY_POINT_GROUP, export_formats
+
+    rows = [[f.name, f.benchmark, f.extra or "-", f.doc] for f in export_formats()]
+    if as_data(args):
+        from recallbench.report.formats import write_records
+
+        write_records([dict(zip(("format", "reads", "extra", "what"), row, strict=True))
+                       for row in rows], args.format)
+        return 0
+    console = Console()
+    console.print(fit_table("Export formats: recallbench export --dataset-format NAME; plugins: "
+                            f"entry point group {ENTRY_POINT_GROUP}",
+                            ["format", "reads", "extra", "what it writes"], rows,
+                            width=console.width, wrap={3}))
+    return 0
+
+
 # what -> handler; another area can add e.g. LISTERS["suites"] = its handler.
-LISTERS: dict[str, Callable[[argparse.Namespace], int]] = {"agents": _list_agents,
-                                                           "transports": _list_transports}
+LISTERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "agents": _list_agents, "transports": _list_transports,
+    "export-formats": _list_export_formats}
 
 
 def _handle(args: argparse.Namespace) -> int:

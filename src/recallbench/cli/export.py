@@ -1,18 +1,21 @@
-"""``recallbench export SUITE --format findingdory-sft|lerobot --out DIR``: training data from a
-generated suite, refused when a day overlaps an evaluation suite named by ``--exclude``."""
+"""``recallbench export SUITE --dataset-format NAME --out DIR``: training data from a generated
+suite, refused when a day overlaps an evaluation suite named by ``--exclude``. The formats, their
+flags and checks are the rows of ``export.formats`` (plugins included)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 
-from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from recallbench.cli.execution import add_execution_options
-    from recallbench.cli.options import positive_int
+    from typing import cast
 
+    from recallbench.cli.execution import add_execution_options
+    from recallbench.cli.options import add_benchmark_options, positive_int
+    from recallbench.export.formats import FLAG, export_formats
+
+    names = [row.name for row in export_formats()]
     p = subparsers.add_parser(
         "export",
         help="training data from a generated suite: FindingDory SFT rows or a LeRobot dataset",
@@ -21,61 +24,60 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "evaluation suite named by --exclude (docs/export.md).",
     )
     p.add_argument("suite", help="a generated suite folder (recallbench generate)")
-    p.add_argument("--format", required=True, choices=("findingdory-sft", "lerobot"),
-                   help="findingdory-sft: HF datasets rows; lerobot: a LeRobotDataset v3")
+    p.add_argument(FLAG, dest="dataset_format", choices=names, default=None,
+                   help="the dataset to write (required): "
+                   + "; ".join(f"{row.name}: {row.doc}" for row in export_formats()))
+    p.add_argument("--format", dest="format_alias", choices=names, default=None,
+                   help=argparse.SUPPRESS)  # deprecated: --format names a table elsewhere
     p.add_argument("--out", required=True,
                    help="dataset folder: new, empty or an earlier export (reruns resume it); "
                    "never the suite, inside it or around it")
     p.add_argument("--exclude", action="append", default=[], metavar="SUITE",
                    help="an evaluation suite (or export) no exported day may overlap "
                    "(repeatable)")
-    p.add_argument("--frames", type=int, default=None,
-                   help=f"findingdory-sft: frames of each video (default {DEFAULT_FRAMES})")
-    p.add_argument("--full-length", action="store_true",
-                   help="findingdory-sft: every frame of the day instead of --frames")
-    p.add_argument("--val-fraction", type=float, default=None,
-                   help="findingdory-sft: share of days in the validation split (default "
-                   "0.05; at least one day when the suite has two; 0: no validation split)")
-    p.add_argument("--no-probes", action="store_true",
-                   help="lerobot (SceneMem): the days only, without the oracle's probe episodes")
     p.add_argument("--workers", type=positive_int, default=None,
                    help="worker processes (default: one per core)")
-    p.add_argument("--repo-id", default=None,
-                   help="lerobot: the dataset's repo id (default: recallbench/<out folder>)")
     add_execution_options(p)
+    for row in export_formats():  # each format's own flags, in a group of its own
+        group = p.add_argument_group(f"{FLAG} {row.name}")
+        add_benchmark_options(cast(argparse.ArgumentParser, group), row.options)
     p.set_defaults(func=_handle)
 
 
-def options_of(args: argparse.Namespace) -> dict:
-    """The format's options (recorded in export.json; a rerun must ask for the same)."""
-    from recallbench.errors import UsageError
+def dataset_format(args: argparse.Namespace) -> str:
+    """``--dataset-format``, or the deprecated ``--format`` with one warning line."""
+    from recallbench.errors import UsageError, print_problem
+    from recallbench.export.formats import FLAG, export_formats
 
-    if args.format == "findingdory-sft":
-        for flag, value in (("--no-probes", args.no_probes), ("--repo-id", args.repo_id)):
-            if value:
-                raise UsageError(flag, "only with --format lerobot")
-        if args.full_length and args.frames is not None:
-            raise UsageError("--frames", "not with --full-length")
-        frames = DEFAULT_FRAMES if args.frames is None else args.frames
-        if frames < 1:
-            raise UsageError("--frames", f"must be >= 1, got {frames}")
-        from recallbench.export.findingdory_sft import DEFAULT_VAL_FRACTION, sampler_loss
+    if args.format_alias is not None:
+        if args.dataset_format not in (None, args.format_alias):
+            raise UsageError("--format", f"{args.format_alias} but {FLAG} "
+                             f"{args.dataset_format}: give {FLAG} only")
+        print_problem(f"export --format is deprecated (--format names a table format on other "
+                      f"commands): use {FLAG} {args.format_alias}", prog="recallbench export")
+        return str(args.format_alias)
+    if args.dataset_format is None:
+        raise UsageError(FLAG, "is required (one of: "
+                         + ", ".join(row.name for row in export_formats()) + ")")
+    return str(args.dataset_format)
 
-        loss = None if args.full_length else sampler_loss(frames)
-        if loss:  # the frames the export offers are the frames the trainer must see
-            raise UsageError("--frames", f"{frames}: {loss}")
-        val = DEFAULT_VAL_FRACTION if args.val_fraction is None else args.val_fraction
-        if not 0.0 <= val < 1.0:
-            raise UsageError("--val-fraction", f"must be in [0, 1), got {val}")
-        return {"frames": frames, "full_length": bool(args.full_length), "val_fraction": val}
-    for flag, value in (("--frames", args.frames), ("--full-length", args.full_length),
-                        ("--val-fraction", args.val_fraction is not None)):
-        if value:
-            raise UsageError(flag, "only with --format findingdory-sft")
+
+def options_of(args: argparse.Namespace, name: str) -> dict:
+    """Format ``name``'s options (recorded in export.json; a rerun must ask for the same):
+    another format's flag is refused, the format's own are checked by its row."""
     from pathlib import Path
 
-    return {"probes": not args.no_probes,
-            "repo_id": args.repo_id or f"recallbench/{Path(args.out).resolve().name}"}
+    from recallbench.cli.options import benchmark_values, typed_flag
+    from recallbench.errors import UsageError
+    from recallbench.export.formats import FLAG, export_formats, format_of
+
+    row = format_of(name)
+    for other in export_formats():
+        for option in other.options if other is not row else ():
+            typed = typed_flag(args, option.name)
+            if typed:
+                raise UsageError(typed, f"only with {FLAG} {other.name}")
+    return row.options_of(benchmark_values(args, row.options), Path(args.out))
 
 
 def _handle(args: argparse.Namespace) -> int:
@@ -86,7 +88,8 @@ def _handle(args: argparse.Namespace) -> int:
     # never into or around a suite it reads; a new or empty folder, or an export (export.json)
     # that resumes: anything else is refused before work
     check_out(args.suite, args.out, args.exclude)
-    options = options_of(args)
-    return run_export(args.format, args.suite, args.out, options, exclude=args.exclude,
+    name = dataset_format(args)
+    options = options_of(args, name)
+    return run_export(name, args.suite, args.out, options, exclude=args.exclude,
                       execution=execution_settings(args, args.workers or os.cpu_count() or 1),
                       shard=shard_of(args))

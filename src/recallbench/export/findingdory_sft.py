@@ -44,7 +44,7 @@ from recallbench.video.reader import check_resolution
 from recallbench.video.sampling import subsample_indices
 
 if importlib.util.find_spec("datasets") is None:  # refused before any work, not at the end
-    raise UsageError("--format", "findingdory-sft writes with HF datasets, which is not "
+    raise UsageError("--dataset-format", "findingdory-sft writes with HF datasets, which is not "
                      "installed: pip install 'recallbench[export]'")
 
 # the released dataset card's columns (HF yali30/findingdory), then recallbench's own

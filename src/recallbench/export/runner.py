@@ -1,9 +1,10 @@
 """``recallbench export``'s machinery, shared by every format: days as units of work on the one
 executor (local processes or Ray), shards, resume, the leakage check and ``export.json``.
 
-Each format registers, once, which benchmark's suites it reads, how one day is exported (in a
-worker), whether a day is done, and how the finished days become the dataset (``finish``, run by
-the process that sees every day done, as ``generate`` writes its index files). Shards write into
+Each format is a row of ``export.formats`` (plugins included): which benchmark's suites it reads
+and its writer, which exports one day (in a worker), says whether a day is done, and turns the
+finished days into the dataset (``finish``, run by the process that sees every day done, as
+``generate`` writes its index files). Shards write into
 the same folder (``--shard i/N`` picks days by name); the final run without ``--shard`` finds
 every day done and writes the dataset, so it is the same, byte for byte, as an unsharded export.
 ``export.json`` records the format, its options, the source suite, every exported day's
@@ -19,7 +20,6 @@ import json
 import os
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,38 +28,24 @@ from rich.console import Console
 from recallbench.console import progress as progress_bar
 from recallbench.errors import InputError, UsageError, print_problem
 from recallbench.executor import ExecutorSettings, Task, executor_for
+from recallbench.export.formats import FLAG, format_of
 from recallbench.export.leakage import EXPORT_FILE, Day, days_of, excluded_days, refuse_overlap
 from recallbench.export.outdir import check_out, check_replaceable, export_lock
 from recallbench.export.sources import check_suite_files
 from recallbench.io import open_no_follow, read_json, write_json_atomic
 from recallbench.versions import package_versions
 
-
-@dataclass(frozen=True)
-class Format:
-    benchmark: str  # the suites it reads ("findingdory", "scenemem"); "any" for both
-    module: str  # holds export_day(suite, out, day, options), day_done(out, day),
-    # finish(out, days, options) -> counts, and DATASET: the names finish writes under out
-
-
-FORMATS: dict[str, Format] = {
-    "findingdory-sft": Format("findingdory", "recallbench.export.findingdory_sft"),
-    "lerobot": Format("any", "recallbench.export.lerobot_format"),
-}
 WORKER_HANDLER = "recallbench.export.runner:export_task"
 TIMINGS_FILE = "timings.jsonl"
 
 
-def _module(fmt: str) -> Any:
-    return importlib.import_module(FORMATS[fmt].module)
-
-
 def export_task(args: tuple[str, str, str, str, dict[str, Any]]) -> dict[str, Any]:
-    """The executor's task: one day; its failure is reported, never raised."""
-    fmt, suite, out, day, options = args
+    """The executor's task: one day of the writer module ``args[0]`` names (a worker imports
+    the writer only, never scans the plugins); its failure is reported, never raised."""
+    writer, suite, out, day, options = args
     start = time.process_time()
     try:
-        info = _module(fmt).export_day(Path(suite), Path(out), day, options)
+        info = importlib.import_module(writer).export_day(Path(suite), Path(out), day, options)
     except Exception as exc:  # reported per day; the export goes on
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc()}
@@ -100,15 +86,14 @@ def _complete(out: Path, names: list[str]) -> bool:
 def _prepare(fmt: str, suite_dir: Path, out_dir: Path, exclude: list[str]
              ) -> tuple[Any, list[Day], dict[str, list[Day]], str]:
     """Every check before work: the format, where it writes, the suite's files, the leakage
-    rule. Returns the format's module, the days, the excluded days and the benchmark."""
-    if fmt not in FORMATS:
-        raise UsageError("--format", f"must be one of {sorted(FORMATS)}, got {fmt!r}")
+    rule. Returns the format's writer module, the days, the excluded days and the benchmark."""
+    row = format_of(fmt)
     check_out(suite_dir, out_dir, exclude)  # never into (or around) a suite it reads
     benchmark = suite_benchmark(suite_dir)
-    if FORMATS[fmt].benchmark not in ("any", benchmark):
-        raise UsageError("--format", f"{fmt} reads {FORMATS[fmt].benchmark} suites; "
+    if row.benchmark not in ("any", benchmark):
+        raise UsageError(FLAG, f"{fmt} reads {row.benchmark} suites; "
                          f"{suite_dir} is a {benchmark} suite")
-    module = _module(fmt)  # a missing optional package fails here, before any work
+    module = row.writer_module()  # a missing optional package fails here, before any work
     days: list[Day] = days_of(suite_dir)
     if not days:
         raise InputError(suite_dir, None, "no complete day to export")
@@ -193,6 +178,7 @@ def _export_days(fmt: str, suite_dir: Path, out_dir: Path, pending: list[str],
                  options: dict[str, Any], execution: ExecutorSettings, console: Console
                  ) -> dict[str, str]:
     """The pending days on the executor; day -> error for those that failed."""
+    writer = format_of(fmt).writer
     errors: dict[str, str] = {}
     if not pending:
         return errors
@@ -200,7 +186,7 @@ def _export_days(fmt: str, suite_dir: Path, out_dir: Path, pending: list[str],
     with progress, executor_for(execution, WORKER_HANDLER) as executor:
         bar = progress.add_task("days", total=len(pending))
         for day in pending:
-            executor.submit(Task(day, (fmt, str(suite_dir), str(out_dir), day, options)))
+            executor.submit(Task(day, (writer, str(suite_dir), str(out_dir), day, options)))
         for result in executor.results():
             progress.update(bar, advance=1)
             res = result.value or {"ok": False, "error": result.error}
