@@ -52,6 +52,22 @@ def findingdory_generated_suite(tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 
 @pytest.fixture(scope="session")
+def findingdory_ends_at_a_goal_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny suite at a seed whose day ends where single-target goals are met (16 questions
+    at seed 4, none at 7 since days end facing furniture): the LL tests cover stopping at a
+    start that satisfies its goal."""
+    from recallbench.cli import main
+
+    seed = GENERATE.index("--seed") + 1
+    args = [*GENERATE[:seed], "4", *GENERATE[seed + 1:]]
+
+    def generate(out: Path) -> None:
+        assert main([*args, "--out", str(out)]) == 0
+
+    return built_once(tmp_path_factory, "fd_ends_at_a_goal_suite", generate)
+
+
+@pytest.fixture(scope="session")
 def findingdory_two_day_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two days, for the tests that shard by episode."""
     return _generated_findingdory(tmp_path_factory, "fd_two_day_suite", 2)

@@ -15,10 +15,10 @@ import pytest
 pytestmark = pytest.mark.timeout(600)
 
 @pytest.fixture(scope="module")
-def suite(findingdory_generated_suite):
+def suite(findingdory_ends_at_a_goal_suite):
     from recallbench.benchmarks.findingdory.data import load_suite
 
-    return load_suite(findingdory_generated_suite)
+    return load_suite(findingdory_ends_at_a_goal_suite)
 
 
 @pytest.fixture(scope="module")
