@@ -87,17 +87,19 @@ def agent_block(records: list[dict[str, Any]], primary: str) -> dict[str, Any]:
 
 def _run_policy(suite_dir: Path, target: str, run_dir: Path, workers: int,
                 console: Any) -> list[dict[str, Any]]:
+    from recallbench.benchmarks.scenemem.options import ScenememConfig
     from recallbench.executor import ExecutorSettings
     from recallbench.run.runlog import RUN_LOG, completed
-    from recallbench.run.runner import RunContext
-    from recallbench.run.scenemem import ScenememConfig, normalise
+    from recallbench.run.runner import Planned, RunContext
     from recallbench.run.scenemem_runner import RUNNER
 
-    config = normalise(ScenememConfig(data_dir=str(suite_dir), policy=target,
-                                      out=str(run_dir.with_suffix(".json")), camera_obs=False))
-    resume = (run_dir / RUN_LOG).exists()  # an audit folder kept from before: finish it
-    RUNNER.run_card(config, run_dir, RunContext(execution=ExecutorSettings("local", workers),
-                                                console=console, resume=resume))
+    # prepare -> run, as `recallbench scenemem` runs one policy into its --out and --run-dir
+    config = ScenememConfig(data_dir=str(suite_dir), out=str(run_dir.with_suffix(".json")),
+                            run_dir=str(run_dir), camera_obs=False)
+    prepared = RUNNER.prepare(suite_dir, config)
+    # resume=None: an audit folder kept from before (it has a run log) is finished
+    RUNNER.run(prepared, Planned(target, target=target), run_dir,
+               RunContext(execution=ExecutorSettings("local", workers), console=console))
     return list(completed(run_dir / RUN_LOG).values())
 
 

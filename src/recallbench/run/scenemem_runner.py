@@ -129,13 +129,6 @@ class ScenememRunner(BenchmarkRunner):
         --run-dir), every one given again checked against it."""
         return replace(resume_config(run_dir, given, flags), run_dir=str(run_dir), resume=True)
 
-    def run_card(self, config: ScenememConfig, run_dir: Path, ctx: RunContext) -> int:
-        """One built config into ``run_dir`` (the SceneMem audit's runs). Exit status 0, or 1
-        if a scenario failed to load."""
-        return run_scenemem(config, run_dir, ctx.execution.workers, resume=bool(ctx.resume),
-                            console=ctx.console, execution=ctx.execution,
-                            overwrite=ctx.overwrite)
-
     def settings(self, prepared: Prepared, planned: Planned) -> dict[str, Any]:
         config = record(self._config(prepared, planned, Path("-")))
         return {k: config.get(k) for k in get_benchmark(self.name).run_settings}
