@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from recallbench.generate.findingdory_acting import DayActor, FrameSink, settle
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.generate.findingdory_look import capacity, look_offsets
 from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, Planner, plan_day
-from recallbench.generate.findingdory_runner import DayRunner, FrameSink, settle
 from recallbench.world.env import HomeEnv
 
 # The clock: each day starts near 06:00 (minutes after midnight) and lasts 1.5 to 13 hours,
@@ -245,7 +245,7 @@ def wait_caps(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs) -> dict[tu
     return caps
 
 
-def _act(runner: DayRunner, legs: list[Leg], idle: dict[tuple[int, str], int],
+def _act(runner: DayActor, legs: list[Leg], idle: dict[tuple[int, str], int],
          caps: dict[tuple[int, str], int]) -> tuple[list[Interaction], list[dict]]:
     """Drive and handle every leg with its waits; the interactions and visits done.
 
@@ -313,7 +313,7 @@ def run_day(
     floor = math.ceil(1.5 * knobs.steps / knobs.subsample)
     caps = wait_caps(env, legs, knobs)
     idle = idle_schedule(legs, spare, rng, floor, caps)
-    runner = DayRunner(env, knobs, sink)
+    runner = DayActor(env, knobs, sink)
     runner.record()  # frame 0: the robot at its start pose
     interactions, visits = _act(runner, legs, idle, caps)
     runner.idle(knobs.steps - runner.frame)  # what the rounding left over

@@ -5,7 +5,7 @@ home's things cover and how much of the objects' pixels are textured; and per qu
 large its target is in each valid offered frame. ``annotate_day``'s segmentation cannot give the
 first: it renders the end-of-day world, where a moved object stands at its final place from
 frame 0 (its coverage is zeroed before its placement) and the held object is released. So the
-K offered frames are segmented here, in the very state ``DayRunner.replay`` renders them (K
+K offered frames are segmented here, in the very state ``DayActor.replay`` renders them (K
 extra segmentation renders, not a second pass over the day). The target areas are read from
 the annotations' coverage, the measurement validity itself uses.
 

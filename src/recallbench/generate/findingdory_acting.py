@@ -50,7 +50,7 @@ def _refresh_poses(model: mujoco.MjModel, data: mujoco.MjData) -> None:
     mujoco.mj_camlight(model, data)
 
 
-class DayRunner:
+class DayActor:
     """Executes legs in the env, recording one frame (pose, time, rgb) per robot step.
 
     The images are rendered after the day succeeded (``replay``): a home the day fails in
