@@ -1,10 +1,10 @@
 """Issue 39: an export format is one declaration plus its code. The day-list format
 (``tests/support/day_list_format.py``) is registered only through the entry-point group
 ``recallbench.export_formats`` by a ``dist-info`` folder on PYTHONPATH, with no edit to
-recallbench: ``export --help`` offers it with its flags, it exports a suite, another format's
-flag is refused with it, ``recallbench list export-formats`` lists it. ``--format`` on export is
-a deprecated spelling of ``--dataset-format`` (one warning line). docs/export.md's table is the
-table."""
+recallbench: ``export --dataset-format day-list --help`` offers it with its flags, it
+exports a suite, another format's flag is refused with it, ``recallbench list
+export-formats`` lists it. ``--format`` on export is a deprecated spelling of
+``--dataset-format`` (one warning line). docs/export.md's table is the table."""
 
 from __future__ import annotations
 
@@ -29,7 +29,10 @@ def day_list(tmp_path_factory) -> dict[str, str]:
 
 
 def test_a_plugin_format_is_offered_and_listed(day_list):
-    done = cli("export", "--help", env=day_list)
+    done = cli("export", "--help", env=day_list)  # reads no metadata: the built-ins only
+    assert done.returncode == 0, done.stderr
+    assert "{findingdory-sft,lerobot}" in done.stdout
+    done = cli("export", "--dataset-format", "day-list", "--help", env=day_list)
     assert done.returncode == 0, done.stderr
     assert "{findingdory-sft,lerobot,day-list}" in done.stdout
     assert "--dataset-format day-list:\n  --note NOTE" in done.stdout  # its flags, in its group

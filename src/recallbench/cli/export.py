@@ -6,16 +6,66 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING, Any
+
+from recallbench.cli.errors import Parser
+from recallbench.export.formats import BUILTIN, FLAG
+
+if TYPE_CHECKING:
+    from recallbench.export.formats import ExportFormat
+
+
+BUILTIN_NAMES = tuple(row.name for row in BUILTIN)
+
+
+class _ExportParser(Parser):
+    """`recallbench export`'s parser: the built-in formats are added when the CLI is built, the
+    plugins' when `export` runs (or its help is asked with a plugin's format named), so no
+    command's `--help` reads the installed distributions' metadata (`recallbench list
+    export-formats` lists the plugins' formats)."""
+
+    _pending: bool = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        given = list(args or [])
+        help_only = bool({"-h", "--help"} & set(given))
+        if self._pending and (not help_only or _named_format(given) not in (None, *BUILTIN_NAMES)):
+            from recallbench.export.formats import export_formats
+
+            self._pending = False
+            _add_formats(self, [row for row in export_formats() if row.name not in BUILTIN_NAMES])
+        return super().parse_known_args(args, namespace)
+
+
+def _named_format(args: list[str]) -> str | None:
+    """The value given to --dataset-format (or --format, either spelling) in ``args``."""
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name.replace("_", "-") in (FLAG, "--format"):
+            return value if eq else (args[i + 1] if i + 1 < len(args) else None)
+    return None
+
+
+def _add_formats(p: argparse.ArgumentParser, rows: list[ExportFormat]) -> None:
+    """Offer ``rows`` as dataset formats: their names as choices, their flags in a group each."""
+    from typing import cast
+
+    from recallbench.cli.options import add_benchmark_options
+
+    for action in p._actions:
+        if action.dest in ("dataset_format", "format_alias") and action.choices is not None:
+            cast(list, action.choices).extend(row.name for row in rows)
+            if action.dest == "dataset_format":
+                action.help = (action.help or "") + "".join(f"; {r.name}: {r.doc}" for r in rows)
+    for row in rows:  # each format's own flags, in a group of its own
+        group = p.add_argument_group(f"{FLAG} {row.name}")
+        add_benchmark_options(cast(argparse.ArgumentParser, group), row.options)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from typing import cast
-
     from recallbench.cli.execution import add_execution_options
-    from recallbench.cli.options import add_benchmark_options, positive_int
-    from recallbench.export.formats import FLAG, export_formats
+    from recallbench.cli.options import positive_int
 
-    names = [row.name for row in export_formats()]
     p = subparsers.add_parser(
         "export",
         help="training data from a generated suite: FindingDory SFT rows or a LeRobot dataset",
@@ -24,10 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "evaluation suite named by --exclude (docs/export.md).",
     )
     p.add_argument("suite", help="a generated suite folder (recallbench generate)")
-    p.add_argument(FLAG, dest="dataset_format", choices=names, default=None,
-                   help="the dataset to write (required): "
-                   + "; ".join(f"{row.name}: {row.doc}" for row in export_formats()))
-    p.add_argument("--format", dest="format_alias", choices=names, default=None,
+    p.add_argument(FLAG, dest="dataset_format", choices=[], default=None,
+                   help="the dataset to write (required)")
+    p.add_argument("--format", dest="format_alias", choices=[], default=None,
                    help=argparse.SUPPRESS)  # deprecated: --format names a table elsewhere
     p.add_argument("--out", required=True,
                    help="dataset folder: new, empty or an earlier export (reruns resume it); "
@@ -38,9 +87,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=positive_int, default=None,
                    help="worker processes (default: one per core)")
     add_execution_options(p)
-    for row in export_formats():  # each format's own flags, in a group of its own
-        group = p.add_argument_group(f"{FLAG} {row.name}")
-        add_benchmark_options(cast(argparse.ArgumentParser, group), row.options)
+    _add_formats(p, list(BUILTIN))
+    p.__class__ = _ExportParser
+    p._pending = True  # type: ignore[attr-defined]
     p.set_defaults(func=_handle)
 
 
