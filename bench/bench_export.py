@@ -8,7 +8,10 @@ system of it and its children, ``getrusage``) is the measure:
 - raw decode + encode: the same frames encoded again as LeRobot encodes them (H.264, yuv420p,
   GOP 2, CRF 30, at the day's fps): the least any export that re-encodes the frames must do;
 - ``recallbench export --format lerobot`` (``--lerobot PYTHON``: a venv holding lerobot), one
-  worker; its ratio to raw decode + encode is the target (<= 3x);
+  worker; its ratio to raw decode + encode is the target (<= 3x), printed twice: end to end,
+  and with LeRobot's two imports (driver + worker: ``import lerobot``, measured alone) taken
+  out, the per-day cost that a many-day export pays (on a 2-day suite the imports are about
+  half of the end-to-end time);
 - ``recallbench export --format findingdory-sft`` (96 frames), one worker;
 - with ``--old-src DIR`` (e.g. /work/base/src, a checkout of the code before a change), the same
   exports run with ``PYTHONPATH=DIR`` side by side, for "Nx the old code" ratios
