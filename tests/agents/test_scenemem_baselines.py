@@ -12,11 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from recallbench.agents.hierarchical import (
-    HierarchicalPrivileged,
-    HierarchicalRandom,
-    nearest_fixture,
-)
+from recallbench.agents.fixture_controller import nearest_fixture
+from recallbench.agents.hierarchical import HierarchicalPrivileged, HierarchicalRandom
 from recallbench.agents.scenemem_baselines import MemorylessSearchPolicy, RandomActionPolicy
 from recallbench.benchmarks.scenemem.backend import load_start
 from recallbench.benchmarks.scenemem.rollout import run_rollout

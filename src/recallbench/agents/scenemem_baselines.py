@@ -18,12 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.agents.hierarchical import (
-    ACTION_DIM,
-    FixtureSearch,
-    SkillDriver,
-    door_fixtures,
-)
+from recallbench.agents.fixture_controller import ACTION_DIM, FixtureSearch, SkillDriver
+from recallbench.agents.hierarchical import door_fixtures
 from recallbench.benchmarks.scenemem.policy import BasePolicy
 
 
