@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 from recallbench.world.asset_store import model_from_xml  # noqa: E402
 from recallbench.world.builder import KINDS, build_world  # noqa: E402
 from recallbench.world.controls import arm_targets, clipped_action  # noqa: E402
+from recallbench.world.grasp import MagicGrasp  # noqa: E402
 from recallbench.world.observations import (  # noqa: E402
     RobotState,
     camera_images,
@@ -45,7 +46,6 @@ from recallbench.world.robot import (  # noqa: E402
 )
 from recallbench.world.sim import MjSim  # noqa: E402
 from recallbench.world.stepper import Stepper  # noqa: E402
-from recallbench.world.weld import activate_weld, relative_pose, welded_pose  # noqa: E402
 
 if TYPE_CHECKING:  # the nav grid (scipy) loads on first use
     from recallbench.world.navgrid import NavGrid
@@ -150,20 +150,9 @@ class HomeEnv(gym.Env):
         self._base_body = m.body("mobilebase0_base").id
         self._key_start = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, "start")
         # grasp welds: one per graspable body (objects, door handles), all inactive at rest
-        self._grasp_eq: dict[int, int] = {}
-        for i in range(m.neq):
-            name = m.equality(i).name
-            if name.startswith("grasp_"):
-                self._grasp_eq[int(m.eq_obj2id[i])] = i
-        self._graspable = np.array(sorted(self._grasp_eq), dtype=int)
-        self._free_joint_of = {
-            int(m.jnt_bodyid[i]): i
-            for i in range(m.njnt)
-            if m.jnt_type[i] == mujoco.mjtJoint.mjJNT_FREE
-        }
-        self._grasp_eqs = np.array(sorted(self._grasp_eq.values()), dtype=int)
+        self._grasp = MagicGrasp(m, self.data, self._eef_body, self._eef_site)
         # step() reads these every call: views of the data's arrays (valid for its life), ids
-        self._ctrl, self._qpos, self._userdata = self.data.ctrl, self.data.qpos, self.data.userdata
+        self._ctrl, self._qpos = self.data.ctrl, self.data.qpos
         self._arm_ctrl = index_or_slice(self._arm_act)
         self._base_ctrl = index_or_slice(self._base_act)
         self._yaw_q = int(self._base_q[2])
@@ -195,7 +184,7 @@ class HomeEnv(gym.Env):
             self._targets = np.clip(d.qpos[self._arm_q], self._arm_lo, self._arm_hi).tolist()
             d.ctrl[self._arm_act] = self._targets
             d.ctrl[self._base_act] = 0.0
-            d.eq_active[self._grasp_eqs] = 0
+            d.eq_active[self._grasp.eqs] = 0
             if m.nuserdata:
                 d.userdata[:] = 0.0
                 d.userdata[0] = -1.0
@@ -290,7 +279,7 @@ class HomeEnv(gym.Env):
         to look from many places without acting there."""
         pose = np.asarray(pose, dtype=float).reshape(3)
         held = self.held_body()
-        if held is not None and held not in self._free_joint_of:
+        if held is not None and held not in self._grasp.free_joint_of:
             self.release()
             held = None
         d = self.data
@@ -299,24 +288,13 @@ class HomeEnv(gym.Env):
         d.ctrl[self._base_act] = 0.0
         mujoco.mj_kinematics(self.model, d)
         if held is not None:
-            self._carry(held)
+            self._grasp.carry(held)
         if for_render:
             if held is not None:
                 mujoco.mj_kinematics(self.model, d)
             mujoco.mj_camlight(self.model, d)
         else:
             mujoco.mj_forward(self.model, d)
-
-    def _carry(self, body: int) -> None:
-        """Place a welded object at the gripper pose times its weld relpose."""
-        m, d = self.model, self.data
-        eq = self._grasp_eq[body]
-        pos, quat = welded_pose(d, self._eef_body, m.eq_data[eq, 3:6], m.eq_data[eq, 6:10])
-        j = self._free_joint_of[body]
-        qa, va = m.jnt_qposadr[j], m.jnt_dofadr[j]
-        d.qpos[qa : qa + 3] = pos
-        d.qpos[qa + 3 : qa + 7] = quat
-        d.qvel[va : va + 6] = 0.0
 
     def eef_pos(self) -> np.ndarray:
         """Grip site (``gripper0_grip_site``) in the world."""
@@ -367,35 +345,21 @@ class HomeEnv(gym.Env):
 
     # ------------------------------------------------------------------ magic grasp
     def held_body(self) -> int | None:
-        eq = int(self._userdata[0])
-        return int(self.model.eq_obj2id[eq]) if eq >= 0 else None
+        return self._grasp.held()
 
     def grasp(self, reach: float = GRASP_REACH) -> str | None:
         """Weld the nearest graspable body (object or handle) within ``reach`` of the grip site
         to the gripper, at its current relative pose. Returns its name or None."""
-        if self.held_body() is not None:
-            return self.model.body(self.held_body()).name
-        m, d = self.model, self.data
-        if self._graspable.size == 0:
-            return None
-        dist = np.linalg.norm(d.xpos[self._graspable] - d.site_xpos[self._eef_site], axis=1)
-        k = int(np.argmin(dist))
-        if dist[k] > reach:
-            return None
-        body = int(self._graspable[k])
-        relp, relq = relative_pose(d, self._eef_body, body)
-        # objects follow the gripper's orientation; handles only its position (the hinge
-        # decides how a door turns)
-        torquescale = 1.0 if body in self._free_joint_of else 0.0
-        activate_weld(m, d, self._grasp_eq[body], relp, relq, torquescale)
-        self._gripper_closed = True
-        return m.body(body).name
+        held = self._grasp.held()
+        if held is not None:
+            return self.model.body(held).name
+        name = self._grasp.weld_nearest(reach)
+        if name is not None:
+            self._gripper_closed = True
+        return name
 
     def release(self) -> None:
-        eq = int(self.data.userdata[0])
-        if eq >= 0:
-            self.data.eq_active[eq] = 0
-        self.data.userdata[0] = -1.0
+        self._grasp.release()
         self._gripper_closed = False
 
     # ------------------------------------------------------------------ observations
