@@ -305,7 +305,7 @@ def _write_part_fixed_seed(suite_dir: Path, day: str, tmp: Path, options: dict[s
         from recallbench.export.part_writer import write_in_fixed_seed
 
         try:
-            write_in_fixed_seed([str(suite_dir), day, str(tmp), options])
+            write_in_fixed_seed(f"{__name__}:write_part", [str(suite_dir), day, str(tmp), options])
         except RuntimeError as exc:
             raise RuntimeError(f"day {day}: {exc}") from None
     return dict(json.loads((tmp / "recallbench_part.json").read_text()))

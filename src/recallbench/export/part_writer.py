@@ -1,5 +1,6 @@
 """One long-lived child process per worker, with a fixed string-hash seed, that writes LeRobot
-parts (``lerobot_format.write_part``) one day after another.
+parts one day after another (the function it calls is named by the caller, ``module:attr``:
+``lerobot_format`` names its ``write_part``, so this module imports no writer).
 
 LeRobot lists an episode's tasks through ``set()``, whose order (and so each ``task_index`` and
 the episode's ``tasks`` list) follows the process's string hash seed: a part is written where that
@@ -44,13 +45,14 @@ def _stop(child: subprocess.Popen[str]) -> None:
         child.wait()
 
 
-def write_in_fixed_seed(args: list[Any]) -> None:
-    """``write_part(*args)`` in the child; its error raised here as one line."""
+def write_in_fixed_seed(writer: str, args: list[Any]) -> None:
+    """``writer(*args)`` in the child (``writer``: ``module:attr``, ``args`` JSON values); its
+    error raised here as one line."""
     global _child
     child = _started()
     assert child.stdin is not None and child.stdout is not None
     try:
-        child.stdin.write(json.dumps(args) + "\n")
+        child.stdin.write(json.dumps([writer, args]) + "\n")
         child.stdin.flush()
         line = child.stdout.readline()
     except BrokenPipeError:
@@ -65,12 +67,12 @@ def write_in_fixed_seed(args: list[Any]) -> None:
 
 
 def _serve(replies: IO[str]) -> None:
-    from recallbench.export.lerobot_format import write_part
+    from recallbench.loader import load_attr
 
     for line in sys.stdin:
-        suite, day, tmp, options = json.loads(line)
+        writer, args = json.loads(line)
         try:
-            write_part(suite, day, tmp, options)
+            load_attr(writer)(*args)
             reply: dict[str, str] = {}
         except Exception as exc:  # the day fails, the writer goes on
             reply = {"error": f"{type(exc).__name__}: {exc}"}
