@@ -176,6 +176,11 @@ def agent_manifest(agent: Any) -> dict[str, Any] | None:
     return describe() if callable(describe) else None
 
 
+# Settings of the LL phase: a resume may add the phase to a run that had none (or leave it out),
+# but never act it out with other settings than the run recorded.
+LL_PHASE_KEYS = ("ll_policy", "ll_policy_kwargs")
+
+
 def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
               must_match: tuple[str, ...] = (), **settings: Any) -> dict[str, Any]:
     """Write the manifest, or check an existing run matches on the ``must_match`` settings. A
@@ -189,7 +194,14 @@ def start_run(run_dir: Path, *, resume: bool = True, overwrite: bool = False,
         if not resume:
             raise UsageError("--out", f"{run_dir} already holds a run: pass --resume to finish "
                                       "it, --overwrite to start again, or choose another --out")
+        added = {key: settings[key] for key in LL_PHASE_KEYS
+                 if key in settings and old.get(key) is None and settings[key] is not None}
+        if added:  # the LL phase joins a run that had none: what it runs is recorded now
+            old.update(added)
+            write_manifest(run_dir, old)
         for key in must_match:
+            if key in LL_PHASE_KEYS and settings.get(key) is None:
+                continue  # this command runs no LL phase: nothing of it to mix
             if key in settings and old.get(key) != settings[key]:
                 raise InputError(
                     manifest_path,
