@@ -131,8 +131,8 @@ def options_of(args: argparse.Namespace, name: str) -> dict:
 
 def _handle(args: argparse.Namespace) -> int:
     from recallbench.cli.execution import execution_settings, shard_of
+    from recallbench.export.job import run_export
     from recallbench.export.outdir import check_out
-    from recallbench.export.runner import run_export
 
     # never into or around a suite it reads; a new or empty folder, or an export (export.json)
     # that resumes: anything else is refused before work

@@ -336,7 +336,7 @@ def day_done(out_dir: Path, day: str) -> bool:
 def finish(out_dir: Path, days: list[str], options: dict[str, Any]) -> dict[str, int]:
     """Aggregate the parts in day order into ``out_dir`` (LeRobot's own aggregation), write the
     memory map, and remove the parts. It replaces only ``DATASET`` under ``out_dir``, which the
-    runner checked this export wrote (``outdir.check_replaceable``)."""
+    export job checked this export wrote (``outdir.check_replaceable``)."""
     from datasets import disable_progress_bars
     from lerobot.datasets.aggregate import aggregate_datasets
 

@@ -35,7 +35,7 @@ from recallbench.export.sources import check_suite_files
 from recallbench.io import open_no_follow, read_json, write_json_atomic
 from recallbench.versions import package_versions
 
-WORKER_HANDLER = "recallbench.export.runner:export_task"
+WORKER_HANDLER = "recallbench.export.job:export_task"
 TIMINGS_FILE = "timings.jsonl"
 
 
