@@ -75,3 +75,19 @@ def test_an_ll_policy_killing_its_worker_costs_only_its_outcomes(hl_run, tmp_pat
     assert after == hl  # nothing lost, nothing half-recorded
     summary = json.loads((part / "summary.json").read_text())
     assert summary["overall"]["hl_sr"]["n"] == len(hl)
+
+
+def test_a_resume_adds_the_ll_phase_but_never_changes_its_policy(hl_run, tmp_path, capsys):
+    """An HL run may gain its LL phase on resume (the policy is recorded then); a later resume
+    acting it out with another policy is refused in one line naming the setting."""
+    suite, run = hl_run
+    part = copy_run(run, tmp_path / "add_ll")
+    args = ["findingdory", "--data", str(suite), "--agent", "oracle", "--limit", "2", "--resume",
+            "--out", str(part)]
+    assert main([*args, "--ll"]) == 0
+    assert json.loads((part / "manifest.json").read_text())["ll_policy"] == "greedy"
+    capsys.readouterr()
+    assert main([*args, "--ll", "--ll-policy", "stop"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ll_policy" in err[0] and "'greedy'" in err[0], err
+    assert main(args) == 0  # no LL phase this time: nothing of it to mix
