@@ -36,47 +36,42 @@ def _list_agents(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list_transports(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from recallbench.agents.transports import transports
-    from recallbench.console import fit_table
-
-    rows = [[t.usage, t.kind, t.extra or "-", t.doc] for t in transports()]
+def _list_rows(args: argparse.Namespace, title: str, keys: tuple[str, ...],
+               headers: list[str], rows: list[list[str]]) -> int:
+    """A listing as records (--format json/csv, keyed by ``keys``) or a table fitted to the
+    console, its last column wrapped."""
     if as_data(args):
         from recallbench.report.formats import write_records
 
-        write_records([dict(zip(("policy", "kind", "extra", "what"), row, strict=True))
-                       for row in rows], args.format)
+        write_records([dict(zip(keys, row, strict=True)) for row in rows], args.format)
         return 0
+    from rich.console import Console
+
+    from recallbench.console import fit_table
+
     console = Console()
-    console.print(fit_table("Policy transports: --policy (scenemem) or a run agent names one by "
-                            "its scheme (else module:Class); plugins: entry point group "
-                            "recallbench.policy_transports",
-                            ["policy", "kind", "extra", "what it is"], rows,
-                            width=console.width, wrap={3}))
+    console.print(fit_table(title, headers, rows, width=console.width, wrap={len(headers) - 1}))
     return 0
+
+
+def _list_transports(args: argparse.Namespace) -> int:
+    from recallbench.agents.transports import transports
+
+    return _list_rows(args, "Policy transports: --policy (scenemem) or a run agent names one by "
+                      "its scheme (else module:Class); plugins: entry point group "
+                      "recallbench.policy_transports", ("policy", "kind", "extra", "what"),
+                      ["policy", "kind", "extra", "what it is"],
+                      [[t.usage, t.kind, t.extra or "-", t.doc] for t in transports()])
 
 
 def _list_export_formats(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from recallbench.console import fit_table
     from recallbench.export.formats import ENTRY_POINT_GROUP, export_formats
 
-    rows = [[f.name, f.benchmark, f.extra or "-", f.doc] for f in export_formats()]
-    if as_data(args):
-        from recallbench.report.formats import write_records
-
-        write_records([dict(zip(("format", "reads", "extra", "what"), row, strict=True))
-                       for row in rows], args.format)
-        return 0
-    console = Console()
-    console.print(fit_table("Export formats: recallbench export --dataset-format NAME; plugins: "
-                            f"entry point group {ENTRY_POINT_GROUP}",
-                            ["format", "reads", "extra", "what it writes"], rows,
-                            width=console.width, wrap={3}))
-    return 0
+    return _list_rows(args, "Export formats: recallbench export --dataset-format NAME; plugins: "
+                      f"entry point group {ENTRY_POINT_GROUP}",
+                      ("format", "reads", "extra", "what"),
+                      ["format", "reads", "extra", "what it writes"],
+                      [[f.name, f.benchmark, f.extra or "-", f.doc] for f in export_formats()])
 
 
 # what -> handler; another area can add e.g. LISTERS["suites"] = its handler.
