@@ -204,6 +204,7 @@ def test_generated_records_match_the_annotations_and_the_end_of_day_world(
     assert last["largest"] == pytest.approx(max(truth.values()), abs=3 * pixel)
 
 
+@pytest.mark.slow  # generates the shared two-day suite (~40 s), which only slow tests use
 def test_the_audit_of_a_generated_suite_holds_every_row(findingdory_two_day_suite: Path):
     report = json.loads((findingdory_two_day_suite / "audit.json").read_text())
     sec = report["readability"]
