@@ -11,8 +11,8 @@ import numpy as np
 from recallbench.benchmarks.findingdory.annotations import EpisodeAnnotations
 from recallbench.benchmarks.findingdory.templates import is_multi_goal, is_ordered
 from recallbench.generate.findingdory_day import Interaction
-from recallbench.generate.findingdory_goals import Ctx, Instruction, answer_frames
-from recallbench.generate.templates_findingdory import TASK_IDS, TASKS, Gen
+from recallbench.generate.findingdory_goals import Ctx, Gen, Instruction, answer_frames
+from recallbench.generate.templates_findingdory import TASK_IDS, TASKS
 
 # Instances per category in the public validation set (5,876 questions): the quota the
 # generator allocates each episode's questions by, so a suite's category mix matches val's.
