@@ -30,7 +30,9 @@ def test_scenemem_arm_runs_at_pandaomron_pace():
     finally:
         slow.close()
         fast.close()
-    base_step = world_env.BASE_LIN_SPEED / world_env.CONTROL_FREQ
+    from recallbench.world.home import BASE_LIN_SPEED
+
+    base_step = BASE_LIN_SPEED / world_env.CONTROL_FREQ
     assert base_step == pytest.approx(0.037, rel=0.01)
 
 

@@ -3,7 +3,7 @@ equality ``grasp_<body>`` each: objects and door handles), welding the nearest w
 letting go, and carrying a held object when the base is moved kinematically.
 
 The grasp is recorded in ``userdata`` (``weld.activate_weld``), so a saved state holds it;
-``HomeEnv`` keeps whether the gripper is closed."""
+``home.HomeWorld`` keeps whether the gripper is closed."""
 
 from __future__ import annotations
 
