@@ -168,7 +168,9 @@ def idle_schedule(
     they moved). The rest goes to three pools, their shares drawn around ``IDLE_SHARES``: more
     looking before picks, more looking after places, and resting in the rooms the robot
     wanders into between chores (at the start and the end of the day only when it wanders
-    nowhere, since the public set's days start and end with their chores). Each pool is split
+    nowhere, since the public set's days start and end with their chores). The rests the plan
+    drew before the first chore and after the walks away (``Leg.rest``) come first, from at
+    most half of what the floors leave. Each pool is split
     among its slots at random. ``caps`` bounds slots (what a wait can show without repeating
     a view in two offered frames); the excess goes to the pools' other slots."""
     picks = [(i, "before") for i, leg in enumerate(legs) if leg.kind == "pick"]
@@ -179,6 +181,7 @@ def idle_schedule(
     floor = min(floor, spare // max(1, 2 * len(floored)))  # floors take at most half the spare
     out: dict[tuple[int, str], int] = dict.fromkeys(floored, floor)
     left = spare - floor * len(floored)
+    left -= _drawn_rests(legs, left, out)
     shares = rng.dirichlet(IDLE_SHARES * IDLE_CONCENTRATION)
     for pool, share in zip((picks, places, rests), shares, strict=True):
         if not pool:
@@ -189,6 +192,21 @@ def idle_schedule(
     if caps is not None:
         _spill(out, caps, picks + places + rests)
     return out
+
+
+def _drawn_rests(legs: list[Leg], left: int, out: dict[tuple[int, str], int]) -> int:
+    """Add the rests the plan drew (``Leg.rest``: before the first chore, after each walk away)
+    to ``out``, scaled down to at most half of ``left`` (the chores' looks keep the rest);
+    the frames given."""
+    slots = [((-1, "after"), legs[0].rest)] if legs else []
+    slots += [((i, "after"), leg.rest) for i, leg in enumerate(legs) if leg.kind == "away"]
+    drawn = sum(r for _, r in slots)
+    scale = min(1.0, left / 2 / drawn) if drawn else 0.0
+    given = 0
+    for slot, r in slots:
+        out[slot] = out.get(slot, 0) + int(r * scale)
+        given += int(r * scale)
+    return given
 
 
 def _spill(out: dict[tuple[int, str], int], caps: dict[tuple[int, str], int],

@@ -42,6 +42,15 @@ SPOT_CLEARANCE = 0.08  # m between a placed object's rim and any other object's
 APPROACH_MIN = 0.45  # m, base to target: the closest a pick or place steps in to
 MAX_DIP = math.radians(50.0)  # below the horizon: the head camera (tilted 30 deg, 55 deg tall
 # view) sees down to 57.6 deg; a target kept above 50 deg stays in the frame
+# Other activity before the first chore and after the last, drawn per day as shares of the day
+# (exponential): val's first pick receptacle is first seen at offered positions 2 / 2.75 / 4 /
+# 6 / 9 (10th..90th percentile) and its last placement's receptacle last seen 3 / 5 / 10 / 18
+# / 31 positions before the end; days that always started and ended alike let an agent that
+# never watches answer "revisit all the receptacles you picked objects from" by position.
+LEAD_MEAN = 3 / 95  # resting in the start room before the first walk to a chore
+TAIL_MEAN = 10 / 95  # walking away after the last placement and resting there
+TAIL_PER_ROOM = 8 / 95  # a longer tail walks on to another room (a rest fills a room's views)
+MAX_AWAY = 3
 
 
 class DayFailed(RuntimeError):
@@ -75,6 +84,8 @@ class Leg:
     face_z: float = 0.0  # height of ``face`` (what the robot looks at on arrival)
     steps: int = 0  # the frames the planner counts for it (driving, then looking or the arm)
     end: np.ndarray | None = None  # and the pose they reach
+    rest: int = 0  # frames of other activity the plan drew: the day's lead-in before the
+    # first leg (on the first leg), or a rest after a walk away (on an away leg)
 
 
 def _nav_goal(grid: NavGrid, target_xy: np.ndarray) -> np.ndarray | None:
@@ -208,9 +219,10 @@ def _room_leg(env: HomeEnv, rooms: list[str], rng: np.random.Generator, kind: st
 
 
 def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) -> list[Leg]:
-    """The day's legs in order: interactions (pick then place), revisits, room visits, and a
-    last walk away from the last placement (the robot does other things before the day ends,
-    so its final frames do not show what it moved last)."""
+    """The day's legs in order: interactions (pick then place), revisits, room visits, and
+    walks away from the last placement (the robot does other things before the day ends, so
+    its final frames do not show what it moved last); the rests drawn before the first chore
+    and after the walks away are on the legs (``Leg.rest``, ``_lead_and_tail``)."""
     meta = env.world_meta
     recs = {r["name"]: r for r in meta["receptacles"]}
     movable = _movable(env)
@@ -234,20 +246,37 @@ def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) ->
             if leg is not None:
                 at = next(i for i, leg in enumerate(legs) if leg.interaction == k)
                 legs.insert(at, leg)
-    # away from the chores: a room the day used least (not at all if it can), never the one
-    # of the last placement, so the day's last frames show little it interacted with
+    _lead_and_tail(env, knobs, legs, rng, rng.spawn(1)[0])
+    return legs
+
+
+def _lead_and_tail(env: HomeEnv, knobs: FindingDoryKnobs, legs: list[Leg],
+                   day_rng: np.random.Generator, rng: np.random.Generator) -> None:
+    """The day's other activity before its first chore and after its last: a rest in the
+    start room (``rest`` of the first leg) and walks away from the chores, each then resting
+    (``rest`` of the away legs). Away walks go to the rooms the day used least (not at all if
+    it can), never the one of the last placement, so the day's last frames show little it
+    interacted with. The first walk comes from the day's generator, as it always did; the
+    rest is drawn from ``rng``, a child of it, so no other draw of the day moves."""
+    lead, tail = (int(knobs.steps * rng.exponential(m)) for m in (LEAD_MEAN, TAIL_MEAN))
     chores = Counter(leg.room for leg in legs if leg.kind in ("pick", "place"))
     last_place = next(leg for leg in reversed(legs) if leg.kind == "place")
-    names = [r["name"] for r in meta["rooms"] if r["name"] != last_place.room] \
-        or [r["name"] for r in meta["rooms"]]
-    least = min(chores[n] for n in names)
-    elsewhere = [n for n in names if chores[n] == least]
-    for _ in range(3):  # a spot may snap nowhere: try another
-        away = _room_leg(env, elsewhere, rng, "away")
-        if away is not None:
-            legs.append(away)
-            break
-    return legs
+    names = [r["name"] for r in env.world_meta["rooms"] if r["name"] != last_place.room] \
+        or [r["name"] for r in env.world_meta["rooms"]]
+    aways: list[Leg] = []
+    for walk in range(min(MAX_AWAY, 1 + int(tail / (knobs.steps * TAIL_PER_ROOM)))):
+        least = min(chores[n] for n in names)
+        elsewhere = [n for n in names if chores[n] == least]
+        for _ in range(3):  # a spot may snap nowhere: try another
+            away = _room_leg(env, elsewhere, rng if walk else day_rng, "away")
+            if away is not None:
+                aways.append(away)
+                chores[away.room] += 1  # a further walk goes on to another room
+                break
+    legs[0].rest = lead
+    for away in aways:
+        away.rest = tail // len(aways)
+    legs.extend(aways)
 
 
 # ---------------------------------------------------------------------------- dry runs
