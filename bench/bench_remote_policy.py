@@ -52,7 +52,7 @@ class ImagePolicy:
         return action
 
     def get_action_batch(self, requests: list[Any]) -> list[np.ndarray]:
-        from recallbench.agents.remote.server import ObservationEnv
+        from recallbench.agents.remote.policy_contract import ObservationEnv
 
         return [np.tile(self.get_action(ObservationEnv(r.observations, r.action_dim)), (CHUNK, 1))
                 for r in requests]
@@ -79,8 +79,10 @@ def main() -> None:
                         "server calls are counted")
     args = parser.parse_args()
 
-    from recallbench.agents.remote.openpi import OpenpiPolicy, openpi_settings, server_metadata
-    from recallbench.agents.remote.server import ObservationEnv
+    from recallbench.agents.remote.openpi import OpenpiPolicy
+    from recallbench.agents.remote.openpi_connection import server_metadata
+    from recallbench.agents.remote.openpi_settings import openpi_settings
+    from recallbench.agents.remote.policy_contract import ObservationEnv
     from recallbench.world.env import make_env
 
     env = make_env("RecallbenchHome", seed=0, cameras=CAMERAS, camera_width=SIZE,

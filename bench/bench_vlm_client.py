@@ -26,7 +26,8 @@ import numpy as np
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from recallbench.agents.openai_client import ChatClient, ChatSettings  # noqa: E402
+from recallbench.agents.chat_settings import ChatSettings  # noqa: E402
+from recallbench.agents.openai_client import ChatClient  # noqa: E402
 from recallbench.agents.vlm_images import image_parts, model_images  # noqa: E402
 from support.chat_server import ChatServer, Reply  # noqa: E402  (the project's loopback test server)
 

@@ -193,7 +193,8 @@ def garbage_server() -> Iterator[tuple[str, list[bytes]]]:
 
 
 def test_a_server_that_never_sends_metadata_is_one_line_not_a_hang():
-    from recallbench.agents.remote.openpi import openpi_settings, server_metadata
+    from recallbench.agents.remote.openpi_connection import server_metadata
+    from recallbench.agents.remote.openpi_settings import openpi_settings
 
     with ws_server(False, []) as url, pytest.raises(ValueError, match="no metadata within 1 s"):
         server_metadata(openpi_settings(url, {}), timeout=1)
@@ -207,7 +208,9 @@ class _Env:
 
 
 def test_a_server_answering_garbage_fails_the_test_with_the_reason(garbage_server):
-    from recallbench.agents.remote.openpi import OpenpiPolicy, ProtocolError, openpi_settings
+    from recallbench.agents.remote.openpi import OpenpiPolicy
+    from recallbench.agents.remote.openpi_connection import ProtocolError
+    from recallbench.agents.remote.openpi_settings import openpi_settings
 
     url, replies = garbage_server
     replies.extend([b"\xc1garbage", pack({"act": 1}), pack({"actions": np.ones((4, 3))}),

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from recallbench.agents.openai_client import parse_retry_after
+from recallbench.agents.chat_http import parse_retry_after
 from recallbench.agents.prompts import load_prompt
 from recallbench.agents.vlm import VLMAgent, goal_text
 from recallbench.benchmarks.findingdory.protocol import (
@@ -376,7 +376,7 @@ def test_a_cli_run_records_model_and_prompt_hash_in_its_manifest(tmp_path: Path)
 
 
 def test_settings_coerce_command_line_strings_and_refuse_a_missing_model() -> None:
-    from recallbench.agents.openai_client import ChatSettings
+    from recallbench.agents.chat_settings import ChatSettings
 
     s = ChatSettings(model="m", temperature="0.5", max_tokens="7", concurrency="2", api_key_env="")
     assert (s.temperature, s.max_tokens, s.concurrency, s.api_key_env) == (0.5, 7, 2, None)

@@ -220,7 +220,8 @@ class VLMChooser:
                  api_key_env: str | None = None, frames_per_video: int = 8,
                  image_size: int = 256, cache_dir: str | None = None,
                  timeout: float = 120.0, max_retries: int = 5) -> None:
-        from recallbench.agents.openai_client import ChatClient, ChatSettings
+        from recallbench.agents.chat_settings import ChatSettings
+        from recallbench.agents.openai_client import ChatClient
 
         settings = ChatSettings(model=model, base_url=base_url, api_key_env=api_key_env,
                                 timeout=timeout, max_retries=max_retries)

@@ -16,107 +16,33 @@ Gemini's OpenAI endpoint, ...), with the pieces a long evaluation run needs.
   reply that trickles in is cut off; a reply above ``max_reply_bytes`` is refused, not stored.
 - The API key is redacted from everything a server sends back (some echo request headers).
 
-Standard library HTTP only (urllib): no SDK needed.
+The settings are ``chat_settings.ChatSettings``; one attempt's HTTP exchange (deadline, size cap,
+redaction) is ``chat_http.ChatEndpoint``. Standard library HTTP only: no SDK needed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
-import http.client
 import json
 import logging
 import os
 import random
-import re
-import socket
 import threading
 import time
-import urllib.parse
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
 from recallbench.agents.cache import ResponseCache, stable_hash
+from recallbench.agents.chat_http import AttemptFailed, ChatEndpoint, probe_server
+from recallbench.agents.chat_settings import ChatSettings
 from recallbench.errors import InputError
 
 log = logging.getLogger(__name__)
 
 # Bump when the meaning of a cached entry changes, so old entries stop matching.
 CACHE_VERSION = 1
-REDACTED = "[REDACTED]"
-
-
-_COERCE = (
-    ("model", str), ("base_url", str), ("temperature", float), ("max_tokens", int),
-    ("timeout", float), ("max_retries", int), ("concurrency", int), ("backoff_base", float),
-    ("backoff_max", float), ("max_retry_after", float), ("max_reply_bytes", int),
-    ("max_connection_failures", int),
-)
-
-
-@dataclass(frozen=True)
-class ChatSettings:
-    """Where to send requests and how. ``api_key_env`` names the environment variable holding
-    the key (never the key itself, so it stays out of manifests and logs); None sends no key,
-    as local vLLM / Ollama servers expect. ``max_retries`` counts retries after the first try.
-    ``timeout`` is the total time one attempt may take, reply included, in seconds.
-    ``max_reply_bytes`` caps a reply's size. ``max_connection_failures`` requests in a row that
-    fail to connect (after their retries) stop the run. ``extra_body`` is merged into every
-    request (e.g. ``{"seed": 0}`` or a ``response_format``)."""
-
-    model: str
-    base_url: str = "http://localhost:8000/v1"
-    api_key_env: str | None = None
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    timeout: float = 120.0
-    max_retries: int = 5
-    concurrency: int = 4
-    backoff_base: float = 1.0
-    backoff_max: float = 60.0
-    max_retry_after: float = 300.0
-    max_reply_bytes: int = 4 * 1024 * 1024
-    max_connection_failures: int = 3
-    extra_body: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not self.model:
-            raise ValueError("model must be a non-empty model id")
-        # Values may arrive as strings from a command line (--agent-arg); coerce once, here.
-        for name, kind in _COERCE:
-            object.__setattr__(self, name, kind(getattr(self, name)))
-        object.__setattr__(self, "api_key_env", self.api_key_env or None)
-        if self.concurrency < 1:
-            raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
-        if self.max_retries < 0:
-            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
-        if self.timeout <= 0:
-            raise ValueError(f"timeout must be > 0, got {self.timeout}")
-        if self.max_reply_bytes < 1 or self.max_connection_failures < 1:
-            raise ValueError("max_reply_bytes and max_connection_failures must be >= 1")
-        check_no_credentials(self.base_url)
-
-    def public(self) -> dict[str, Any]:
-        """Settings for a manifest: everything but secrets (there are none: only the env name)."""
-        return asdict(self)
-
-
-_SECRET_PARAM = re.compile(r"key|token|secret|passw|sig|auth", re.IGNORECASE)
-
-
-def check_no_credentials(base_url: str) -> None:
-    """A base_url carrying a password or a key would reach the manifest, the cache key and the
-    console: refused, naming where the key goes instead."""
-    url = urllib.parse.urlsplit(base_url)
-    params = [name for name, _ in urllib.parse.parse_qsl(url.query, keep_blank_values=True)]
-    if url.username or url.password or any(_SECRET_PARAM.search(p) for p in params):
-        raise ValueError("base_url must not carry credentials (user:password@ or a key in the "
-                         "query): put the key in an environment variable and name it with "
-                         "api_key_env")
 
 
 @dataclass
@@ -156,34 +82,6 @@ class ServerUnreachable(InputError):
         )
 
 
-class _Attempt(Exception):
-    """A failed attempt: ``retryable`` decides whether the retry loop goes on."""
-
-    def __init__(self, kind: str, message: str, retryable: bool, retry_after: float | None = None):
-        super().__init__(message)
-        self.kind = kind
-        self.retryable = retryable
-        self.retry_after = retry_after
-
-
-def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
-
-
 def _image_digest(url: str) -> str:
     return "sha256:" + hashlib.sha256(url.encode("ascii", "replace")).hexdigest()
 
@@ -207,23 +105,6 @@ def cache_material(body: dict[str, Any]) -> dict[str, Any]:
     return {"cache_version": CACHE_VERSION, **body, "messages": messages}
 
 
-@functools.lru_cache(maxsize=8)
-def key_pattern(key: str) -> re.Pattern[bytes]:
-    """The key in a reply's bytes: each character as itself or JSON-escaped (``\\uXXXX`` in
-    either case, ``\\/`` for a slash), so an escaping server cannot carry it past redaction."""
-    parts = []
-    for char in key:
-        forms = [re.escape(char.encode("utf-8"))]
-        if ord(char) < 0x10000:
-            hex4 = f"{ord(char):04x}"
-            forms.append(rb"\\u" + "".join(
-                f"[{h}{h.upper()}]" if h.isalpha() else h for h in hex4).encode("ascii"))
-        if char in '/"\\':
-            forms.append(re.escape(b"\\" + char.encode("ascii")))
-        parts.append(b"(?:" + b"|".join(forms) + b")")
-    return re.compile(b"".join(parts))
-
-
 class ChatClient:
     """Thread-safe chat-completions client; see the module docstring for the behaviour."""
 
@@ -231,15 +112,15 @@ class ChatClient:
         self.settings = settings
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self._semaphore = threading.BoundedSemaphore(settings.concurrency)
-        self._api_key: str | None = None
+        api_key: str | None = None
         if settings.api_key_env:
-            key = os.environ.get(settings.api_key_env)
-            if not key:
+            api_key = os.environ.get(settings.api_key_env)
+            if not api_key:
                 # Fail at construction, not on case 1 of 5,000 with a wall of 401s.
                 raise ValueError(
                     f"api_key_env={settings.api_key_env!r}: environment variable is not set"
                 )
-            self._api_key = key
+        self._http = ChatEndpoint(self.url, api_key, settings.timeout, settings.max_reply_bytes)
         self._rng = random.Random()
         self._rng_lock = threading.Lock()
         self._connection_failures = 0  # requests in a row that never connected
@@ -252,17 +133,7 @@ class ChatClient:
         """One request (GET base_url/models) within ``timeout`` s, before any work: why no
         server answers there (refused, no such host, silence), or None when anything answers
         (any HTTP status: a 401 or 404 still means a server is listening)."""
-        url = urllib.parse.urlsplit(self.settings.base_url.rstrip("/") + "/models")
-        kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
-        conn = kind(url.hostname or "", url.port, timeout=timeout)
-        try:
-            conn.request("GET", url.path or "/", headers={"Accept": "application/json"})
-            conn.getresponse().read(1024)
-        except (OSError, http.client.HTTPException) as exc:
-            return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        finally:
-            conn.close()
-        return None
+        return probe_server(self.settings.base_url, timeout)
 
     def has_cached_replies(self) -> bool:
         """Whether the response cache holds any reply (a rerun may need no server)."""
@@ -341,12 +212,12 @@ class ChatClient:
             result.attempts = attempt + 1
             try:
                 with self._semaphore:
-                    payload = self._post(data)
+                    payload = self._http.post(data)
                 self._fill(result, payload)
                 result.error = result.error_kind = None
                 return result
-            except _Attempt as failure:
-                message = self._redact(str(failure).encode("utf-8")).decode("utf-8")
+            except AttemptFailed as failure:
+                message = self._http.redact(str(failure).encode("utf-8")).decode("utf-8")
                 result.error, result.error_kind = message, failure.kind
                 result.transient = failure.retryable
                 if not failure.retryable or attempt == self.settings.max_retries:
@@ -369,118 +240,17 @@ class ChatClient:
             delay = max(delay, min(retry_after, s.max_retry_after))
         return delay
 
-    def _post(self, data: bytes) -> dict[str, Any]:
-        status, headers, raw = self._exchange(data)
-        raw = self._redact(raw)  # a server that echoes the request must not leak the key
-        if status >= 400:
-            detail = raw[:300].decode("utf-8", "replace")  # cut after redaction, never before
-            retry_after = parse_retry_after(headers.get("Retry-After"))
-            raise _Attempt(
-                f"http_{status}",
-                f"HTTP {status} from {self.url}: {detail}",
-                status == 429 or status >= 500,
-                retry_after,
-            )
-        try:
-            payload = self._redact_decoded(json.loads(raw))
-        except (ValueError, RecursionError) as exc:
-            raise _Attempt("bad_response", f"response is not JSON: {raw[:200]!r}", False) from exc
-        if not isinstance(payload, dict):
-            raise _Attempt("bad_response", f"response is not a JSON object: {raw[:200]!r}", False)
-        return payload
-
-    def _exchange(self, data: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
-        """One POST within ``timeout`` seconds in total: a watchdog shuts the socket down at
-        the deadline, so neither a slow connect nor a trickling reply can hold a worker."""
-        s = self.settings
-        url = urllib.parse.urlsplit(self.url)
-        kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
-        conn = kind(url.hostname or "", url.port, timeout=s.timeout)
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        expired = threading.Event()
-        sockets: list[socket.socket] = []  # http.client drops conn.sock once the reply starts
-
-        def abort() -> None:
-            expired.set()
-            for sock in sockets:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-
-        watchdog = threading.Timer(s.timeout, abort)
-        watchdog.daemon = True
-        watchdog.start()
-        connected = False
-        try:
-            conn.connect()
-            connected = True
-            sockets.append(conn.sock)
-            if expired.is_set():  # the deadline passed while connecting
-                raise TimeoutError
-            path = url.path + (f"?{url.query}" if url.query else "")
-            conn.request("POST", path, body=data, headers=headers)
-            response = conn.getresponse()
-            raw = self._read_capped(response, s.max_reply_bytes)
-            if expired.is_set():
-                raise TimeoutError
-            return response.status, response.headers, raw
-        except TimeoutError as exc:
-            raise _Attempt("timeout", f"timeout after {s.timeout:g}s", True) from exc
-        except (OSError, http.client.HTTPException) as exc:
-            if expired.is_set():
-                raise _Attempt("timeout", f"timeout after {s.timeout:g}s", True) from exc
-            if not connected:
-                reason = getattr(exc, "strerror", None) or repr(exc)
-                raise _Attempt("connection", f"cannot reach {self.url}: {reason}", True) from exc
-            raise _Attempt("io", f"connection to {self.url} failed: {exc!r}", True) from exc
-        finally:
-            watchdog.cancel()
-            conn.close()
-
-    def _read_capped(self, response: http.client.HTTPResponse, cap: int) -> bytes:
-        length = response.getheader("Content-Length")
-        if length is not None and length.isdigit() and int(length) > cap:
-            raise _Attempt("reply_too_large", f"reply of {length} bytes exceeds {cap}", False)
-        chunks, size = [], 0
-        while chunk := response.read1(65536):
-            size += len(chunk)
-            if size > cap:
-                raise _Attempt("reply_too_large", f"reply exceeds {cap} bytes", False)
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    def _redact(self, data: bytes) -> bytes:
-        """The response with every copy of the API key replaced (servers echo headers), as
-        written or JSON-escaped (``\\/``, ``\\u0073``): the decoded reply must not hold it."""
-        if not self._api_key:
-            return data
-        return key_pattern(self._api_key).sub(REDACTED.encode("ascii"), data)
-
-    def _redact_decoded(self, value: Any) -> Any:
-        """Every string of a decoded reply, keys included, with the key replaced."""
-        if not self._api_key:
-            return value
-        key = self._api_key
-        if isinstance(value, str):
-            return value.replace(key, REDACTED)
-        if isinstance(value, list):
-            return [self._redact_decoded(v) for v in value]
-        if isinstance(value, dict):
-            return {self._redact_decoded(k): self._redact_decoded(v) for k, v in value.items()}
-        return value
-
     @staticmethod
     def _fill(result: ChatResult, payload: dict[str, Any]) -> None:
         try:
             choice = payload["choices"][0]
             text = choice["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
-            raise _Attempt(
+            raise AttemptFailed(
                 "bad_response", f"no choices[0].message.content in response: {exc!r}", False
             ) from exc
         if not isinstance(text, str):
-            raise _Attempt("bad_response", f"message content is {type(text).__name__}", False)
+            raise AttemptFailed("bad_response", f"message content is {type(text).__name__}", False)
         usage = payload.get("usage") or {}
         result.text = text
         result.finish_reason = choice.get("finish_reason")

@@ -21,7 +21,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from recallbench.agents.openai_client import ChatClient, ChatSettings
+from recallbench.agents.chat_settings import ChatSettings
+from recallbench.agents.openai_client import ChatClient
 from recallbench.agents.prompts import Prompt, load_prompt
 from recallbench.agents.vlm import answer_from_text, goal_text, request_info
 from recallbench.agents.vlm_images import (

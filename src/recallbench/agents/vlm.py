@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.agents.cache import ResponseCache
+from recallbench.agents.chat_settings import ChatSettings
 from recallbench.agents.frame_cache import PreparedFrames
-from recallbench.agents.openai_client import ChatClient, ChatResult, ChatSettings
+from recallbench.agents.openai_client import ChatClient, ChatResult
 from recallbench.agents.prompts import Prompt, load_prompt
 from recallbench.agents.vlm_images import (
     image_parts,

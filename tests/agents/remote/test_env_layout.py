@@ -96,7 +96,7 @@ def test_an_env_without_a_layout_is_refused_naming_what_it_lacks():
 
 
 def test_a_map_files_named_parts_resolve_per_env_and_bad_ones_are_one_line(tmp_path):
-    from recallbench.agents.remote.openpi import openpi_settings
+    from recallbench.agents.remote.openpi_settings import openpi_settings
 
     path = tmp_path / "m.toml"
     path.write_text('[actions]\nwidth = 4\nparts = {gripper = 1, eef = 3}\n'

@@ -17,14 +17,14 @@ import msgpack
 import numpy as np
 import pytest
 
-from recallbench.agents.remote.openpi import (
+from recallbench.agents.remote.openpi import OpenpiPolicy
+from recallbench.agents.remote.openpi_connection import (
     MAX_HORIZON,
     MAX_METADATA_BYTES,
-    OpenpiPolicy,
     ProtocolError,
-    openpi_settings,
     server_metadata,
 )
+from recallbench.agents.remote.openpi_settings import openpi_settings
 from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, pack
 from support.hostile_server import hostile_server
 from support.policy_server import ENV, RECALLBENCH

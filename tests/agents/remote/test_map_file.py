@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from recallbench.agents.remote.obs_map import axis_angle
-from recallbench.agents.remote.openpi import openpi_settings
+from recallbench.agents.remote.openpi_settings import openpi_settings
 from recallbench.agents.remote.presets import PRESETS
 
 pytest.importorskip("openpi_client")
@@ -88,7 +88,7 @@ def test_a_bad_action_map_is_one_line_naming_the_field(tmp_path, actions, expect
 
 
 def test_a_reply_of_the_wrong_width_for_the_preset_fails_naming_it():
-    from recallbench.agents.remote.openpi import ProtocolError, check_chunk
+    from recallbench.agents.remote.openpi_connection import ProtocolError, check_chunk
 
     with pytest.raises(ProtocolError, match=r"width 12, the action map \(preset libero\) "
                                             r"takes 7"):

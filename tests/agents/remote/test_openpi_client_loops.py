@@ -176,7 +176,8 @@ def openpi_like_server(fail_on: set[int]) -> Iterator[tuple[str, list[int]]]:
 
 def test_an_error_text_fails_that_rollout_and_the_next_one_connects_again() -> None:
     from recallbench.agents.remote import RemotePolicyError
-    from recallbench.agents.remote.openpi import OpenpiPolicy, openpi_settings
+    from recallbench.agents.remote.openpi import OpenpiPolicy
+    from recallbench.agents.remote.openpi_settings import openpi_settings
 
     with openpi_like_server({0}) as (url, connections):
         policy = OpenpiPolicy(openpi_settings(url, {"memory": "none"}))

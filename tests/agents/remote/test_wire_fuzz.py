@@ -21,7 +21,8 @@ from typing import Any
 import msgpack
 import numpy as np
 
-from recallbench.agents.remote.openpi import ProtocolError, check_chunk, stored_json
+from recallbench.agents.remote.openpi_connection import ProtocolError, check_chunk
+from recallbench.agents.remote.stored_metadata import stored_json
 from recallbench.agents.remote.wire import WireError, pack, unpack
 from support.policy_server import free_port, start_server, stop
 

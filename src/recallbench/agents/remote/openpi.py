@@ -3,10 +3,11 @@
 ``--policy openpi://HOST:PORT`` (or ``ws://HOST:PORT``, the same client with the ``raw``
 observation map) runs ``OpenpiPolicy`` in each env worker: the card's ``reset``/``get_action``
 over openpi's protocol as ``openpi_client.WebsocketClientPolicy`` speaks it, with recallbench's
-own bounded connection and decoder (``wire``): what a server sends is untrusted. Each
-request is the observation map's dict plus ``recallbench/*`` keys
+own bounded connection and decoder (``openpi_connection``, ``wire``): what a server sends is
+untrusted. Each request is the observation map's dict plus ``recallbench/*`` keys
 (step, action_dim, seed), and, in a test's first request, the probe's memory (``memory/*``).
-The first ``replan_steps`` actions of each returned chunk run open-loop.
+The first ``replan_steps`` actions of each returned chunk run open-loop. Its settings:
+``openpi_settings``.
 
 A refused connection, a dropped socket or a server silent for the reply timeout (per reply) is a
 lost server (the test is left for ``--resume``); an error text, a malformed reply or a bad chunk
@@ -16,239 +17,32 @@ closes it with 1011) and the next request connects again.
 
 from __future__ import annotations
 
-import contextlib
-import math
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from recallbench.agents.remote.client import (
-    DEFAULT_REPLY_TIMEOUT,
     PolicyServerLost,
     RemotePolicyError,
     ServedPolicy,
-    error_text,
     observations_of,
     too_big,
 )
-from recallbench.agents.remote.obs_map import ObsMap
-from recallbench.agents.remote.presets import (
-    PRESETS,
-    RAW_PRESET,
-    ActionMap,
-    ChunkError,
-    resolve,
+from recallbench.agents.remote.openpi_connection import (
+    OpenpiConnection,
+    ProtocolError,
+    check_chunk,
+    lost_server,
 )
-from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, WireError, pack, unpack
-from recallbench.executor.results import cut_text
+from recallbench.agents.remote.openpi_settings import OpenpiSettings
+from recallbench.agents.remote.presets import ChunkError
+from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, WireError
 
-OPENPI_SCHEME = "openpi://"  # the others (ws://, wss://): agents.transports
-DEFAULT_REPLAN_STEPS = 5  # openpi's LIBERO/RoboCasa clients run 5 of each chunk open-loop
-DEFAULT_MEMORY_FRAMES = 8
-MEMORY_MODES = ("frames", "paths", "none")
-POLICY_ARGS = ("preset", "map", "obs_map", "replan_steps", "memory", "memory_frames",
-               "memory_size")
 # Request keys recallbench adds to the observation map's (documented in docs/vla.md).
 STEP_KEY, ACTION_DIM_KEY = "recallbench/step", "recallbench/action_dim"
 SEED_KEY = "recallbench/seed"
 MEMORY_PATHS_KEY = "memory/video_paths"
-# What a server may send: metadata under 1 MiB (openpi's are a few keys); a chunk of at most
-# MAX_HORIZON actions (openpi's models return 10 to 50).
-MAX_METADATA_BYTES = 1024 * 1024
-MAX_HORIZON = 1024
-# What the manifest keeps of the metadata (``stored_json``): at most ~2 MB of JSON.
-STORED_TEXT, STORED_CONTAINER, STORED_DEPTH, STORED_ITEMS = 1000, 64, 8, 2000
-
-
-class ProtocolError(RuntimeError):
-    """The server answered something that is not an action chunk: fails this test only."""
-
-
-@dataclass(frozen=True)
-class OpenpiSettings:
-    url: str  # ws://HOST:PORT
-    obs_map: ObsMap
-    replan_steps: int = DEFAULT_REPLAN_STEPS
-    memory: str = "frames"
-    memory_frames: int = DEFAULT_MEMORY_FRAMES
-    memory_size: int = 224
-    action_map: ActionMap = ActionMap()  # reply columns -> env slots (presets.py)
-    preset: str = "default"
-
-    def describe(self) -> dict[str, Any]:
-        """What the manifest records (beside the server's metadata)."""
-        return {"url": self.url, "preset": self.preset, "obs_map": self.obs_map.describe(),
-                "action_map": self.action_map.describe(),
-                "replan_steps": self.replan_steps, "memory": self.memory,
-                "memory_frames": self.memory_frames, "memory_size": self.memory_size}
-
-
-def openpi_settings(ref: str, args: dict[str, Any]) -> OpenpiSettings:
-    """``--policy`` and its ``--policy-arg`` values, checked (one-line ValueError)."""
-    unknown = sorted(set(args) - set(POLICY_ARGS))
-    if unknown:
-        raise ValueError(f"--policy-arg: unknown key(s) {unknown} for a served policy; known: "
-                         f"{', '.join(POLICY_ARGS)}")
-    url = "ws://" + ref.removeprefix(OPENPI_SCHEME) if ref.startswith(OPENPI_SCHEME) else ref
-    openpi = ref.startswith(OPENPI_SCHEME)
-    name, preset = resolve(_text(args, "preset"), _text(args, "map"), _text(args, "obs_map"),
-                           PRESETS["robocasa"] if openpi else RAW_PRESET)
-    # ws:// keeps what recallbench's own protocol always sent: the paths (same file system)
-    memory = args.get("memory", "frames" if openpi else "paths")
-    if memory not in MEMORY_MODES:
-        raise ValueError(f"--policy-arg memory={memory}: one of {', '.join(MEMORY_MODES)}")
-    ints = {}
-    for arg, default, low in (("replan_steps", preset.replan_steps, 1),
-                               ("memory_frames", DEFAULT_MEMORY_FRAMES, 1),
-                               ("memory_size", 224, 8)):
-        value = args.get(arg, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 4096:
-            raise ValueError(f"--policy-arg {arg}={value}: an integer in {low}..4096")
-        ints[arg] = value
-    return OpenpiSettings(url, preset.obs_map, memory=memory, action_map=preset.actions,
-                          preset=name, **ints)
-
-
-def _text(args: dict[str, Any], name: str) -> str | None:
-    return None if args.get(name) is None else str(args[name])
-
-
-class _Connection:
-    """One openpi connection, as ``openpi_client.WebsocketClientPolicy`` speaks it (metadata on
-    connect, msgpack-numpy requests and replies, an error as text), but bounded: the socket's
-    ``max_size``, a reply timeout, and every message decoded by ``wire.unpack``'s checks."""
-
-    def __init__(self, url: str, timeout: float = DEFAULT_REPLY_TIMEOUT) -> None:
-        from websockets.sync.client import connect
-
-        self.timeout = timeout
-        self._stack = contextlib.ExitStack()  # websockets >= 17.1 wants a context manager
-        self.ws = self._stack.enter_context(connect(
-            url, compression=None, max_size=MAX_MESSAGE_BYTES, open_timeout=10, close_timeout=1))
-        try:
-            self.metadata = _metadata(self.ws.recv(timeout=timeout))
-        except BaseException:
-            self.close()
-            raise
-
-    def infer(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.ws.send(pack(request))
-        reply = self.ws.recv(timeout=self.timeout)  # per reply: a silent server is lost
-        if isinstance(reply, str):  # openpi servers send an error as text
-            raise RemotePolicyError(f"server policy: {error_text(reply)}")
-        return unpack(reply)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._stack.close()
-
-
-def _metadata(greeting: Any) -> dict[str, Any]:
-    """The server's first message, decoded under the metadata cap (WireError otherwise)."""
-    if isinstance(greeting, str):
-        raise WireError("the first message is text, not openpi metadata (a msgpack map)")
-    return unpack(greeting, MAX_METADATA_BYTES)
-
-
-def _lost(url: str, exc: BaseException) -> PolicyServerLost:
-    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    lost = PolicyServerLost(f"policy server {url} lost ({reason})")
-    lost.reason = reason
-    return lost
-
-
-def server_metadata(settings: OpenpiSettings, flag: str = "--policy",
-                    timeout: float = 10.0) -> dict[str, Any]:
-    """The server's metadata (sent on connect) as the manifest stores it (``stored_json``), or a
-    one-line ValueError before any work. Read with a time limit (openpi_client would wait
-    forever for a server that never speaks) and under the metadata cap."""
-    from websockets.sync.client import connect
-
-    where = f"{flag} {settings.url}"
-    try:
-        with connect(settings.url, compression=None, max_size=MAX_METADATA_BYTES,
-                     open_timeout=timeout, close_timeout=1) as ws:
-            greeting = ws.recv(timeout=timeout)
-    except TimeoutError:
-        raise ValueError(f"{where}: the server sent no metadata within {timeout:g} s (not an "
-                         "openpi policy server?)") from None
-    except Exception as exc:
-        if too_big(exc):
-            raise ValueError(f"{where}: the server's metadata is over the {MAX_METADATA_BYTES}-"
-                             "byte limit") from None
-        raise ValueError(f"{where}: no policy server answers "
-                         f"({cut_text(_lost(settings.url, exc).reason, 300)})") from None
-    try:
-        metadata = _metadata(greeting)
-    except WireError as exc:
-        raise ValueError(f"{where}: the server's first message is not openpi metadata ({exc})") \
-            from None
-    return stored_json(metadata)
-
-
-def stored_json(value: Any) -> Any:
-    """What the manifest keeps of a server's metadata: plain JSON, bounded whatever was sent.
-    Strings over 1,000 characters are cut with a note, containers keep their first 64 items,
-    arrays over 64 values are described, and nesting below depth 8 is described."""
-    budget = [STORED_ITEMS]
-    return _stored(value, 0, budget)
-
-
-def _stored(value: Any, depth: int, budget: list[int]) -> Any:
-    budget[0] -= 1
-    if budget[0] < 0:
-        return "<cut: over the metadata item budget>"
-    if isinstance(value, (dict, list, tuple)) and depth >= STORED_DEPTH:
-        return f"<{type(value).__name__} nested deeper than {STORED_DEPTH}>"
-    if isinstance(value, dict):
-        items = list(value.items())
-        out = {cut_text(k.decode("utf-8", "replace") if isinstance(k, bytes) else str(k),
-                        STORED_TEXT): _stored(v, depth + 1, budget)
-               for k, v in items[:STORED_CONTAINER]}
-        if len(items) > STORED_CONTAINER:
-            out["<cut>"] = f"{len(items) - STORED_CONTAINER} more keys"
-        return out
-    if isinstance(value, (list, tuple)):
-        kept = [_stored(v, depth + 1, budget) for v in value[:STORED_CONTAINER]]
-        more = len(value) - STORED_CONTAINER
-        return kept + [f"<cut: {more} more items>"] if more > 0 else kept
-    if isinstance(value, np.ndarray):  # numeric only (wire.unpack)
-        if value.size > STORED_CONTAINER:
-            return f"<array {value.dtype} {list(value.shape)}>"
-        return _stored(value.tolist(), depth, budget)
-    if isinstance(value, np.generic):
-        return _stored(value.item(), depth, budget)
-    if isinstance(value, bytes):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, str):
-        return cut_text(value, STORED_TEXT)
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)  # the manifest is strict JSON
-    return value if isinstance(value, (bool, int, float, type(None))) else repr(type(value))
-
-
-def check_chunk(reply: Any, action_dim: int, takes: str = "env.action_dim is") -> np.ndarray:
-    """The reply's actions as (horizon, action_dim) float64, or why it is not one;
-    ``action_dim``: the width the action map takes (the env's own without one)."""
-    if not isinstance(reply, dict) or "actions" not in reply:
-        keys = sorted(map(str, reply)) if isinstance(reply, dict) else type(reply).__name__
-        raise ProtocolError(f"protocol error: the reply has no 'actions' ({keys})")
-    actions = reply["actions"]
-    if not isinstance(actions, np.ndarray) or actions.dtype.kind not in "biuf":
-        raise ProtocolError("protocol error: 'actions' is not a numeric array")
-    if actions.ndim == 1:
-        actions = actions[None, :]
-    if actions.ndim != 2 or not 1 <= actions.shape[0] <= MAX_HORIZON:
-        raise ProtocolError(f"protocol error: 'actions' has shape {actions.shape}, expected "
-                            f"(horizon <= {MAX_HORIZON}, action_dim)")
-    if actions.shape[1] != action_dim:
-        raise ProtocolError(f"the action chunk has width {actions.shape[1]}, {takes} "
-                            f"{action_dim}")
-    if not np.all(np.isfinite(actions)):
-        raise ProtocolError("the action chunk holds NaN or inf")
-    return np.asarray(actions, dtype=np.float64)
 
 
 class OpenpiPolicy(ServedPolicy):
@@ -350,7 +144,7 @@ class OpenpiPolicy(ServedPolicy):
     def _connected(self) -> None:
         if self._client is None:
             try:
-                self._client = _Connection(self.settings.url)
+                self._client = OpenpiConnection(self.settings.url)
             except WireError as exc:
                 raise ProtocolError(f"protocol error: the server's metadata: {exc}") from None
             except Exception as exc:  # refused, reset, websockets' handshake errors
@@ -361,7 +155,7 @@ class OpenpiPolicy(ServedPolicy):
 
     def _lost(self, exc: BaseException) -> PolicyServerLost:
         self._drop()
-        lost = _lost(self.settings.url, exc)
+        lost = lost_server(self.settings.url, exc)
         self.server_lost = str(lost)
         return lost
 

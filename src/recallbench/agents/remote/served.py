@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from recallbench.agents.remote.openpi import OpenpiPolicy, openpi_settings, server_metadata
+from recallbench.agents.remote.openpi import OpenpiPolicy
+from recallbench.agents.remote.openpi_connection import server_metadata
+from recallbench.agents.remote.openpi_settings import openpi_settings
 from recallbench.errors import UsageError
 
 

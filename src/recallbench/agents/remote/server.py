@@ -3,159 +3,43 @@
 It speaks openpi's protocol (an unmodified ``openpi_client.WebsocketClientPolicy`` can call it):
 metadata on connect, an observation dict in, ``{"actions": (horizon, action_dim)}`` out, an
 error as a text message (the connection stays open, unlike openpi's server, which closes it).
-Every request is checked (``check_request``)
-before it reaches the policy or a batch. Version 1's typed messages (``{"type": ...}``) remain
-for LL policies and ``stats``.
+Every request is checked (``request_check``) before it reaches the policy or a batch. Version 1's
+typed messages (``{"type": ...}``) remain for LL policies and ``stats``.
 
 A policy class that offers ``get_action_batch(requests: list[ActionRequest]) -> Sequence[action]``
-is constructed once; the requests that arrive while it computes (or within ``batch_wait`` of the
-first) go to it together, at most ``max_batch`` at a time, and every request waits at most
-``batch_wait`` for the others once all rollouts in progress have asked. Per-rollout memory lives
-in ``request.state`` (a dict the server keeps per rollout, empty at each reset).
+is constructed once; concurrent requests go to it together (``batcher``). Per-rollout memory
+lives in ``request.state`` (a dict the server keeps per rollout, empty at each reset).
 
 A card-interface policy (``reset`` + ``get_action(env)``, no batched method) gets one instance per
 connected env worker, since it keeps its rollout's state in ``self``; its ``env`` is an
-``ObservationEnv`` holding the observations the client sent.
+``ObservationEnv`` holding the observations the client sent. What a served class must offer and
+what it receives: ``policy_contract``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from recallbench.agents.remote.batcher import Batcher
+from recallbench.agents.remote.policy_contract import (
+    BATCH_METHOD,
+    ActionRequest,  # still importable from here, its home before the split (user policies)
+    ObservationEnv,
+    policy_interface,
+    served_shape,
+)
+from recallbench.agents.remote.request_check import BadRequest, check_request
 from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, pack, unpack
 
-BATCH_METHOD = "get_action_batch"
 TYPED = ("hello", "stats", "reset", "act")  # version 1's messages
-MAX_ACTION_DIM = 1024
-MAX_HORIZON = 1024  # the clients' own cap on a chunk (openpi.MAX_HORIZON)
-# The action width when a request does not say (openpi's own clients send no recallbench/*
-# keys) and the policy declares none: the SceneMem envs' (docs/world.md).
-SUITE_ACTION_DIM = 12
-MAX_TEXT = 100_000  # characters of a prompt or path
-MAX_DEPTH = 4  # nested maps in a request
-
-
-class BadRequest(ValueError):
-    """A request the server refuses before any policy sees it."""
-
-
-def check_request(obs: Any, depth: int = 0) -> None:
-    """Keys are strings; values are numeric arrays, numbers, strings, lists of strings or maps
-    of the same (openpi requests nest); ``recallbench/step`` an integer >= 0 and
-    ``recallbench/action_dim`` one in 1..MAX_ACTION_DIM (sizes and dtypes of arrays were
-    checked while decoding)."""
-    if not isinstance(obs, dict):
-        raise BadRequest(f"a request is a map, not {type(obs).__name__}")
-    if depth > MAX_DEPTH:
-        raise BadRequest(f"maps nested deeper than {MAX_DEPTH}")
-    for key, value in obs.items():
-        if not isinstance(key, str):
-            raise BadRequest(f"key {key!r} is not a string")
-        if isinstance(value, dict):
-            check_request(value, depth + 1)
-        elif isinstance(value, str):
-            if len(value) > MAX_TEXT:
-                raise BadRequest(f"{key}: text of {len(value)} characters")
-        elif isinstance(value, list):
-            if len(value) > 64 or not all(isinstance(v, str) and len(v) <= MAX_TEXT
-                                          for v in value):
-                raise BadRequest(f"{key}: a list holds at most 64 strings")
-        elif not isinstance(value, (np.ndarray, np.generic, int, float, bool)):
-            raise BadRequest(f"{key}: a {type(value).__name__} value")
-    for key, low, high in (("recallbench/step", 0, 2**31), ("recallbench/seed", 0, 2**32),
-                           ("recallbench/action_dim", 1, MAX_ACTION_DIM)):
-        if key in obs:
-            value = obs[key]
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-                    or not low <= int(value) <= high:
-                raise BadRequest(f"{key} must be an integer in {low}..{high}, got {value!r}")
-
-
-class NoChunks(ValueError):
-    """More actions per reply than the policy declares it returns."""
-
-
-def _declared(policy_class: type, name: str, high: int) -> int | None:
-    value = getattr(policy_class, name, None)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-        raise ValueError(f"{policy_class.__name__}.{name} must be an integer in 1..{high}, got "
-                         f"{value!r}")
-    return value
-
-
-def served_shape(policy_class: type, action_horizon: int | None) -> tuple[int | None, int]:
-    """(action_horizon, action_dim) of every reply: the horizon ``--action-horizon`` asks for,
-    else the policy's declared ``action_horizon`` (else None: the rows the policy returns);
-    the width its declared ``action_dim``, else the suite's. A horizon over 1 needs a policy
-    that declares chunks at least that long: repeating or re-stepping a one-action policy on one
-    observation would send a plan the policy never made (NoChunks, one line)."""
-    declared = _declared(policy_class, "action_horizon", MAX_HORIZON)
-    dim = _declared(policy_class, "action_dim", MAX_ACTION_DIM) or SUITE_ACTION_DIM
-    horizon = action_horizon or declared
-    if horizon is not None and horizon > (declared or 1):
-        raise NoChunks(f"{horizon} actions per reply, but {policy_class.__name__} declares "
-                         + (f"chunks of {declared}" if declared else "no action_horizon (it "
-                            "returns one action per call)")
-                         + f": give it action_horizon = {horizon} and return (horizon, "
-                           "action_dim) chunks (docs/remote-policy.md)")
-    return horizon, dim
-
-
-def policy_interface(policy_class: type) -> str:
-    """"scenemem" (``get_action(env)`` or the batched method) or "ll" (``act(pose, goal)``,
-    FindingDory's navigation interface); anything else is refused."""
-    if callable(getattr(policy_class, BATCH_METHOD, None)) or callable(
-        getattr(policy_class, "get_action", None)
-    ):
-        return "scenemem"
-    if callable(getattr(policy_class, "act", None)) and callable(
-        getattr(policy_class, "reset", None)
-    ):
-        return "ll"
-    raise ValueError(f"{policy_class.__name__} has neither get_action(env) (SceneMem) nor "
-                     "reset(env) + act(pose, goal) (an LL navigation policy)")
-
-
-@dataclass
-class ActionRequest:
-    """One env worker's request for one step, as a batched policy receives it."""
-
-    session: int  # the env worker's connection
-    instruction: str
-    video_paths: list[str]
-    seed: int  # drawn from the test's seeded generator; for stochastic policies
-    step: int  # 0 on a rollout's first step
-    action_dim: int
-    observations: dict[str, np.ndarray]
-    state: dict[str, Any] = field(default_factory=dict)  # per rollout, kept between steps
-
-
-class ObservationEnv:
-    """The ``env`` a served card-interface policy sees: observations and ``action_dim`` only."""
-
-    def __init__(self, observations: dict[str, np.ndarray], action_dim: int) -> None:
-        self.observations = observations
-        self.action_dim = action_dim
-
-    def _get_observations(self, force_update: bool = False) -> dict[str, np.ndarray]:
-        return self.observations
-
-    get_observations = _get_observations
-
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"a served policy sees only the env's observations and action_dim, "
-                             f"not env.{name} (docs/remote-policy.md)")
 
 
 @dataclass
@@ -182,14 +66,11 @@ class PolicyServer:
         self.action_horizon, self.action_dim = served_shape(policy_class, action_horizon)
         self.batched = callable(getattr(policy_class, BATCH_METHOD, None))
         self.shared = policy_class() if self.batched else None  # the one model
-        self.max_batch = max_batch
-        self.batch_wait = batch_wait
         self.stats = {"forward_calls": 0, "requests": 0, "max_batch": 0, "sessions": 0}
         self._ids = itertools.count(1)
         self._in_rollout: set[int] = set()
-        self._pending: list[tuple[ActionRequest, asyncio.Future]] = []
-        self._wake: asyncio.Event | None = None
-        self._forward = ThreadPoolExecutor(1, thread_name_prefix="forward")  # one at a time
+        self.batcher = Batcher(self.shared, max_batch, batch_wait, self._in_rollout,
+                               self._count_forward)
         self._card_calls = ThreadPoolExecutor(8, thread_name_prefix="policy")
 
     def hello(self) -> dict[str, Any]:
@@ -325,7 +206,7 @@ class PolicyServer:
                 action = await asyncio.get_running_loop().run_in_executor(
                     self._card_calls, _ll_act, session.policy, request, msg["goal"])
             elif self.batched:
-                action = await self._batched_action(request)
+                action = await self.batcher.action(request)
             else:
                 self._count_forward(1)
                 env = ObservationEnv(request.observations, request.action_dim)
@@ -336,65 +217,6 @@ class PolicyServer:
             where = "policy.act" if self.interface == "ll" else "policy.get_action"
             where = f"policy.{BATCH_METHOD}" if self.batched else where
             return {"type": "error", "message": _describe(where, exc)}
-
-    # -- batching -------------------------------------------------------------------------
-    async def _batched_action(self, request: ActionRequest) -> Any:
-        future = asyncio.get_running_loop().create_future()
-        self._pending.append((request, future))
-        if self._wake is None:
-            self._wake = asyncio.Event()
-            asyncio.get_running_loop().create_task(self._batcher())
-        self._wake.set()
-        return await future
-
-    def _wanted(self) -> int:
-        return max(1, min(self.max_batch, len(self._in_rollout)))
-
-    async def _batcher(self) -> None:
-        assert self._wake is not None
-        loop = asyncio.get_running_loop()
-        while True:
-            await self._wake.wait()
-            deadline = loop.time() + self.batch_wait
-            while len(self._pending) < self._wanted() and loop.time() < deadline:
-                self._wake.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), deadline - loop.time())
-            batch = self._pending[: self.max_batch]
-            del self._pending[: len(batch)]
-            if not self._pending:
-                self._wake.clear()
-            if batch:
-                await self._run_batch(batch, loop)
-
-    async def _run_batch(self, batch: list, loop: asyncio.AbstractEventLoop) -> None:
-        self._count_forward(len(batch))
-        requests = [request for request, _ in batch]
-        try:
-            actions = await loop.run_in_executor(self._forward, self._call_batch, requests)
-        except Exception as exc:
-            if len(batch) == 1:
-                batch[0][1].set_exception(exc)
-                return
-            # Retried request by request, so only the request that breaks it fails.
-            for request, future in batch:
-                try:
-                    self._count_forward(1)
-                    (action,) = await loop.run_in_executor(self._forward, self._call_batch,
-                                                           [request])
-                    future.set_result(action)
-                except Exception as alone:
-                    future.set_exception(alone)
-            return
-        for (_, future), action in zip(batch, actions, strict=True):
-            future.set_result(action)
-
-    def _call_batch(self, requests: list[ActionRequest]) -> Sequence[Any]:
-        actions = getattr(self.shared, BATCH_METHOD)(requests)
-        if len(actions) != len(requests):
-            raise ValueError(f"{BATCH_METHOD} returned {len(actions)} actions for "
-                             f"{len(requests)} requests")
-        return actions
 
     def _count_forward(self, size: int) -> None:
         self.stats["forward_calls"] += 1
