@@ -18,7 +18,7 @@ DECLARED = {
 UNRELATED: set[tuple[str, int]] = set()  # (module, line)
 # Whole modules where the numbers mean something else, each with why.
 UNRELATED_MODULES = {
-    "world/assetgen/object_art.py": "pixel coordinates on the drawn labels and covers",
+    "world/assetgen/art_print.py": "pixel coordinates on the drawn labels and covers",
 }
 NUMBER = re.compile(r"(?<![\d.])(96|1,?500)(?![\d,])")
 

@@ -1,6 +1,6 @@
 """The ``objects`` family: every catalogue category's meshes (OBJ with texture coordinates,
-``object_meshes``) and textures in each of its colours (PNG, ``object_art``), ``VARIANTS`` of
-each, plus a striped print for categories that can be striped."""
+``object_meshes``) and textures in each of its colours (PNG, drawn by the ``art_*`` modules:
+``ARTS``), ``VARIANTS`` of each, plus a striped print for categories that can be striped."""
 
 from __future__ import annotations
 
@@ -13,14 +13,28 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from recallbench.world.assetgen import art_food, art_household, art_print, art_tableware
 from recallbench.world.assetgen.meshkit import obj_text
-from recallbench.world.assetgen.object_art import ARTS
 from recallbench.world.assetgen.object_meshes import MESHES
+from recallbench.world.assetgen.paint import Art
 from recallbench.world.object_catalogue import CATEGORIES, COLORS
 from recallbench.world.object_shapes import VARIANTS, mesh_file, texture_file
 
 LICENCE = "MIT (this project, see LICENSE)"
 MODULE = "recallbench.world.assetgen.objects"
+# Each category's texture artist: its function in an ``art_*`` module, named after it.
+ARTS: dict[str, Art] = {
+    f.__name__: f for f in (
+        art_tableware.bowl, art_tableware.mug, art_tableware.cup, art_tableware.plate,
+        art_tableware.teapot, art_tableware.vase, art_tableware.glass, art_tableware.pot,
+        art_tableware.kettle,
+        art_food.apple, art_food.orange, art_food.lemon, art_food.tomato, art_food.banana,
+        art_food.egg, art_food.bread,
+        art_print.can, art_print.bottle, art_print.cereal_box, art_print.book, art_print.jar,
+        art_print.soap_bottle,
+        art_household.remote, art_household.ball, art_household.sponge, art_household.candle,
+        art_household.toy_block, art_household.clock)
+}
 
 
 def png_palette_bytes(img: Image.Image) -> bytes:
@@ -49,11 +63,11 @@ def plan() -> dict[str, tuple[Callable[[], bytes], dict]]:
     for cat in CATEGORIES.values():
         for k in range(VARIANTS):
             out[mesh_file(cat.name, k)] = (partial(mesh_bytes, cat.name, k), _entry(
-                "object_meshes." + cat.name, cat.name, k, kind="mesh"))
+                f"object_meshes:{cat.name}", cat.name, k, kind="mesh"))
         for colour in cat.colors:
             prints = [(k, False) for k in range(VARIANTS)] + ([(0, True)] if cat.stripes else [])
             for k, striped in prints:
-                entry = _entry("object_art." + cat.name, cat.name, k, kind="texture",
+                entry = _entry(_where(ARTS[cat.name]), cat.name, k, kind="texture",
                                colour=colour, pattern="striped" if striped else "plain")
                 if striped:
                     del entry["variant"]
@@ -62,9 +76,14 @@ def plan() -> dict[str, tuple[Callable[[], bytes], dict]]:
     return out
 
 
+def _where(art: Art) -> str:
+    """``<module>:<function>`` of an artist in this package (its manifest source)."""
+    return f"{art.__module__.rpartition('.')[2]}:{art.__name__}"
+
+
 def _entry(function: str, category: str, variant: int, **extra: str) -> dict:
-    module, func = function.split(".")
-    return {"source": f"procedural: recallbench.world.assetgen.{module}:{func}", "licence": LICENCE,
+    """``function`` is ``<module>:<function>`` in this package."""
+    return {"source": f"procedural: recallbench.world.assetgen.{function}", "licence": LICENCE,
             "category": category, "variant": variant, **extra}
 
 

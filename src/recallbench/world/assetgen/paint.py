@@ -1,9 +1,10 @@
 """Drawing helpers for object textures: a canvas addressed in texture coordinates (``v`` = 0
-at the bottom, as in the meshes), colour mixing, glaze/skin noise, stripes and printed text."""
+at the bottom, as in the meshes), colour mixing, glaze/skin noise, stripes, printed text, and
+what the ``art_*`` modules share (the palette, a contrasting colour, brushed metal)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -11,6 +12,9 @@ from PIL import Image, ImageDraw, ImageFont
 from recallbench.world.assetgen.images import fractal_noise, value_noise
 
 RGB = tuple[float, float, float]
+WHITE: RGB = (0.96, 0.96, 0.94)
+INK: RGB = (0.08, 0.07, 0.07)
+METAL: RGB = (0.78, 0.79, 0.8)
 
 
 def mix(a: Sequence[float], b: Sequence[float], t: float) -> RGB:
@@ -116,3 +120,21 @@ def text(d: ImageDraw.ImageDraw, xy: tuple[float, float], s: str, size: int,
     width = 0 if stroke is None else max(1, size // 10)
     d.text(xy, s, fill=c8(fill), font=font, anchor="mm", stroke_width=width,
            stroke_fill=None if stroke is None else c8(stroke))
+
+
+# What draws one category's texture, in the texture bands of ``object_meshes`` (v rows): it takes
+# the catalogue colour the object is asked about (its name and RGB), the variant, whether it is
+# striped and an rng. That colour is the object's dominant one, so "the red mug" is red where a
+# person looks.
+Art = Callable[[str, RGB, int, bool, np.random.Generator], Canvas]
+
+
+def contrast(c: RGB) -> RGB:
+    """White on dark colours, near-black on light ones (stripes, print)."""
+    return INK if sum(c) > 2.2 else WHITE
+
+
+def metal(cv: Canvas, v: tuple[float, float], rng: np.random.Generator, c: RGB = METAL) -> None:
+    """A band of brushed metal (can ends, lids, steel pots)."""
+    cv.fill(c, v)
+    cv.streaks(shade(c, 0.7), 0.5, rng, v, 16)
