@@ -22,6 +22,20 @@ with other jobs, wall time swings with their load, CPU time much less.
     .venv/bin/python bench/bench_generate_findingdory.py [--steps 4000] [--interactions 5]
         [--width 240 --height 320] [--episodes 3] [--preset veryfast]
 
+With ``--old-src DIR`` (e.g. /work/base/src, a checkout of the code before a change) it measures
+instead episodes per core-hour side by side with that code: ``--pairs`` pairs of
+``recallbench generate findingdory --n 1 --workers 1 --no-audit`` runs, one per tree
+(``PYTHONPATH=DIR`` for the old one; pair k generates seed k in both; the order alternates
+pair by pair), each timed in CPU seconds of the process and its children (``getrusage``: the
+CLI's imports and the suite's merge included, as a user pays them), and after each, in a child
+of the same tree, the raw cost of the renders that day made (as above, CPU seconds): the raw
+limit of that day, measured in the same run. ``--interactions`` is then each day's exact count.
+It prints each pair and the medians: new / old episodes per core-hour (median of the paired
+ratios; issue 38's target >= 0.7x) and each tree's generation CPU over its raw render cost.
+
+    nice -n 10 .venv/bin/python bench/bench_generate_findingdory.py --old-src /work/base/src \
+        [--pairs 3] [--interactions 5] [--width 240 --height 320]
+
 The default day is the generator's own length (``FindingDoryKnobs.steps``, the paper's 4000):
 a day's chores take 2,100-2,600 steps (even at ``--interactions 3``), which a 1000-step day
 cannot hold.
@@ -31,10 +45,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +61,7 @@ from recallbench.generate.findingdory import generate_episode
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 
 TARGET = 0.40  # generation's time over the raw cost of the renders it made
+OLD_TARGET = 0.7  # episodes per core-hour / the old code's (issue 38)
 
 
 @dataclass
@@ -128,6 +147,64 @@ def _warm_imports() -> None:
     import recallbench.world.io  # noqa: F401
 
 
+def _cpu_run(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+    """(CPU seconds of the child and its descendants, stdout) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{done.stderr[-2000:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+
+
+def _one_day(tree: str, seed: int, out: Path, args: argparse.Namespace) -> dict:
+    """Generate one day with the tree at ``tree`` (a CLI run), then its raw render cost."""
+    env = {**os.environ, "PYTHONPATH": tree}
+    cpu, _ = _cpu_run([sys.executable, "-m", "recallbench.cli", "generate", "findingdory",
+                       "--out", str(out), "--n", "1", "--seed", str(seed), "--workers", "1",
+                       "--no-audit", "--steps", str(args.steps), "--interactions",
+                       str(args.interactions), "--width", str(args.width), "--height",
+                       str(args.height)], env)
+    ep = out / "episodes" / "ep_0"
+    meta = json.loads((ep / "episode.json").read_text())
+    _, costs = _cpu_run([sys.executable, os.path.abspath(__file__), "--costs-child", str(ep),
+                         "--width", str(args.width), "--height", str(args.height)], env)
+    c = json.loads(costs.strip().splitlines()[-1])
+    n_rgb, n_seg = meta["renders"]["rgb"], meta["renders"]["segmentation"]
+    raw_cpu = n_rgb * c["raw_rgb"][1] + n_seg * c["raw_seg"][1]
+    return {"cpu": cpu, "eph": 3600 / cpu, "frames": meta["num_frames"], "rgb": n_rgb,
+            "seg": n_seg, "raw_cpu": raw_cpu, "over_raw": cpu / raw_cpu}
+
+
+def _side_by_side(args: argparse.Namespace) -> None:
+    """``--pairs`` pairs of one-day generations (this tree, the ``--old-src`` tree)."""
+    here = Path(__file__).resolve()
+    trees = {"new": str(here.parents[1] / "src"), "old": os.path.abspath(args.old_src)}
+    print(f"episodes per core-hour, this code vs {trees['old']}: {args.width}x{args.height}, "
+          f"{args.steps} steps, {args.interactions} interactions; CPU seconds (process + "
+          f"children) of `generate findingdory --n 1 --workers 1 --no-audit`")
+    got: dict[str, list[dict]] = {"new": [], "old": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(args.pairs):
+            for tree in ("new", "old") if k % 2 == 0 else ("old", "new"):
+                got[tree].append(_one_day(trees[tree], k, Path(tmp) / f"{tree}_{k}", args))
+                r = got[tree][-1]
+                print(f"  pair {k} (seed {k}) {tree}: {r['cpu']:.1f} CPU s = {r['eph']:.0f} "
+                      f"episodes/core-hour; {r['rgb']} rgb + {r['seg']} segmentation renders, "
+                      f"raw cost {r['raw_cpu']:.1f} CPU s -> generation / raw "
+                      f"{r['over_raw']:.2f}x", flush=True)
+    ratios = [n["eph"] / o["eph"] for n, o in zip(got["new"], got["old"], strict=True)]
+    for tree in ("new", "old"):
+        rows = got[tree]
+        print(f"{tree}: median {statistics.median(r['cpu'] for r in rows):.1f} CPU s a day, "
+              f"{statistics.median(r['eph'] for r in rows):.0f} episodes/core-hour; "
+              f"generation / raw render cost (same run) "
+              f"{statistics.median(r['over_raw'] for r in rows):.2f}x")
+    print(f"episodes per core-hour new / old: {statistics.median(ratios):.3f}x (median of "
+          f"{len(ratios)} paired ratios {', '.join(f'{x:.3f}' for x in ratios)}; target >= "
+          f"{OLD_TARGET}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=FindingDoryKnobs.steps)
@@ -136,7 +213,15 @@ def main() -> None:
     parser.add_argument("--height", type=int, default=320)
     parser.add_argument("--episodes", type=int, default=3)
     parser.add_argument("--preset", default=FindingDoryKnobs.video_preset)
+    parser.add_argument("--old-src", help="episodes per core-hour side by side with this code")
+    parser.add_argument("--pairs", type=int, default=3, help="with --old-src: day pairs")
+    parser.add_argument("--costs-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.costs_child:
+        print(json.dumps(asdict(render_costs(Path(args.costs_child), args.width, args.height))))
+        return
+    if args.old_src:
+        return _side_by_side(args)
     knobs = FindingDoryKnobs(
         interactions=args.interactions,
         steps=args.steps,

@@ -9,6 +9,14 @@ Prints medians and ratios, each beside its target:
      Door env with PandaOmron (when robosuite is importable).
 Targets: (1) <= 1.5x, (2) <= 0.7x, (3) >= 50x faster.
 
+With ``--old-src DIR`` (e.g. /work/base/src, a checkout of the code before a change) it runs
+instead a camera frame side by side with that code: ``--pairs`` pairs of child processes, one
+per tree (``PYTHONPATH=DIR`` for the old one), the order alternating pair by pair; each child
+builds the same world, turns the robot at its start pose through 8 headings and renders blocks
+of env frames alternating with raw ``mujoco.Renderer`` frames of the same model and poses (its
+raw limit, same run). It prints each pair and the medians: new / old env frame (median of
+the paired ratios; issue 38's target <= 1.5x) and each tree's env frame / its raw frame.
+
 Times are process CPU seconds by default (``--clock cpu``; all threads, Mesa's included), so
 other jobs on a shared machine do not count; ``--clock wall`` for wall time. BLAS runs on one
 thread, as in a recallbench worker (``executor.threads``): with a thread per core, OpenBLAS's
@@ -17,13 +25,18 @@ whatever is timed next (it made our env.step look 2x slower beside robosuite, an
 own step 1.7x slower).
 
     .venv/bin/python bench/bench_world.py [--seed 0] [--kind home] [--repeats 11]
+    nice -n 10 .venv/bin/python bench/bench_world.py --old-src /work/base/src \
+        --camera robot0_head --width 240 --height 320 [--pairs 3] [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -34,6 +47,7 @@ os.environ.update(worker_threads())  # before numpy loads: BLAS reads it once, a
 import recallbench.world  # noqa: E402, F401  (picks the headless GL backend before MuJoCo loads)
 
 FRAME_TARGET = 0.7  # an env camera frame / a raw mujoco.Renderer frame
+OLD_FRAME_TARGET = 1.5  # an env camera frame / the old code's (issue 38)
 ROBOSUITE_TARGET = 50  # robosuite PandaOmron step / env.step
 
 
@@ -77,6 +91,93 @@ def _ratio(a: list[float], b: list[float]) -> float:
     return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
+def _frame_child(args: argparse.Namespace, width: int, height: int) -> None:
+    """In this process (whichever tree PYTHONPATH picks): per-call seconds of an env camera
+    frame and of a raw ``mujoco.Renderer`` frame (shadows and reflections off, as the env
+    renders) of the same model and poses, the start pose turned through 8 headings; one JSON
+    line. Uses only what both trees have (``HomeEnv``, ``base_pose``, ``teleport``,
+    ``render_camera``)."""
+    import mujoco
+    import numpy as np
+
+    from recallbench.world.env import HomeEnv
+
+    env = HomeEnv(seed=args.seed, kind=args.kind)
+    m, cam = env.model, args.camera
+    raw = mujoco.Renderer(m, height=height, width=width)
+    raw.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
+    raw.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
+    x, y, yaw = (float(v) for v in env.base_pose())
+    poses = [(x, y, yaw + k * np.pi / 4) for k in range(8)]
+    per_pose = max(1, args.frames // len(poses))
+
+    def raw_frame() -> None:
+        raw.update_scene(env.data, camera=cam)
+        raw.render()
+
+    def env_frame() -> None:
+        env.render_camera(cam, width, height)
+
+    times: dict[str, list[float]] = {"raw": [], "env": []}
+    raw_frame()  # warm-up (the first render allocates the context)
+    env_frame()
+    for _ in range(args.repeats):
+        spent = {"raw": 0.0, "env": 0.0}
+        for pose in poses:
+            env.teleport(pose, for_render=True)
+            for kind, fn in (("raw", raw_frame), ("env", env_frame)):
+                t0 = _CLOCK[0]()
+                for _ in range(per_pose):
+                    fn()
+                spent[kind] += _CLOCK[0]() - t0
+        for kind, t in spent.items():
+            times[kind].append(t / (per_pose * len(poses)))
+    raw.close()
+    env.close()
+    print(json.dumps({**times, "ngeom": m.ngeom, "ntex": m.ntex}))
+
+
+def _side_by_side(args: argparse.Namespace, width: int, height: int) -> None:
+    """``--pairs`` pairs of children (this tree, the ``--old-src`` tree), order alternating."""
+    here = os.path.abspath(__file__)
+    trees = {"new": os.path.join(os.path.dirname(os.path.dirname(here)), "src"),
+             "old": os.path.abspath(args.old_src)}
+    cmd = [sys.executable, here, "--frame-child", "--seed", str(args.seed), "--kind", args.kind,
+           "--camera", args.camera, "--width", str(width), "--height", str(height),
+           "--frames", str(args.frames), "--repeats", str(args.repeats), "--clock", args.clock]
+    print(f"camera frame, this code vs {trees['old']}: {args.camera} {width}x{height}, seed "
+          f"{args.seed} {args.kind}, start pose x 8 headings; clock {args.clock}; "
+          f"{args.pairs} pairs of children, {args.repeats} blocks each")
+    got: dict[str, list[dict]] = {"new": [], "old": []}
+    for k in range(args.pairs):
+        for tree in ("new", "old") if k % 2 == 0 else ("old", "new"):
+            env = {**os.environ, "PYTHONPATH": trees[tree]}
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            if done.returncode:
+                raise SystemExit(f"{tree} child failed:\n{done.stderr[-2000:]}")
+            got[tree].append(json.loads(done.stdout.strip().splitlines()[-1]))
+        new, old = (statistics.median(got[t][k]["env"]) for t in ("new", "old"))
+        print(f"  pair {k}: env frame new {new * 1e3:.2f} ms, old {old * 1e3:.2f} ms -> "
+              f"{new / old:.3f}x", flush=True)
+
+    def med(tree: str, kind: str) -> float:
+        return statistics.median(statistics.median(r[kind]) for r in got[tree])
+
+    def own_ratio(tree: str) -> float:
+        return statistics.median(_ratio(r["env"], r["raw"]) for r in got[tree])
+
+    ratio = statistics.median(
+        statistics.median(n["env"]) / statistics.median(o["env"])
+        for n, o in zip(got["new"], got["old"], strict=True))
+    for tree in ("new", "old"):
+        r = got[tree][0]
+        print(f"{tree}: env frame {med(tree, 'env') * 1e3:.2f} ms, raw Renderer frame "
+              f"{med(tree, 'raw') * 1e3:.2f} ms (same model, same run) -> env / raw "
+              f"{own_ratio(tree):.3f}x   [{r['ngeom']} geoms, {r['ntex']} textures]")
+    print(f"env frame new / old: {ratio:.3f}x (median of {args.pairs} paired ratios; target "
+          f"<= {OLD_FRAME_TARGET}x)")
+
+
 def main() -> None:
     import mujoco
     import numpy as np
@@ -91,10 +192,20 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=30, help="frames per block")
     ap.add_argument("--camera", default="robot0_agentview_left")
     ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--width", type=int, help="frame width (default --size)")
+    ap.add_argument("--height", type=int, help="frame height (default --size)")
     ap.add_argument("--no-robosuite", action="store_true")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    ap.add_argument("--old-src", help="only a camera frame, side by side with the code here")
+    ap.add_argument("--pairs", type=int, default=3, help="with --old-src: child pairs")
+    ap.add_argument("--frame-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     _CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
+    width, height = args.width or args.size, args.height or args.size
+    if args.frame_child:
+        return _frame_child(args, width, height)
+    if args.old_src:
+        return _side_by_side(args, width, height)
     print(f"clock: {args.clock} (medians of {args.repeats} paired blocks); BLAS threads "
           f"{os.environ['OPENBLAS_NUM_THREADS']}")
 
@@ -149,17 +260,17 @@ def main() -> None:
         f"ratio {ratio:.3f}x (target <= 1.5x)"
     )
 
-    cam, size = args.camera, args.size
+    cam = args.camera
     env.reset()
-    raw = mujoco.Renderer(m, height=size, width=size)
+    raw = mujoco.Renderer(m, height=height, width=width)
     raw.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
     raw.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
     rdata = mujoco.MjData(m)
     mujoco.mj_resetDataKeyframe(m, rdata, 0)
     mujoco.mj_forward(m, rdata)
 
-    naive = mujoco.Renderer(m, height=size, width=size)  # its default scene flags
-    pixels = np.empty((size, size, 3), dtype=np.uint8)
+    naive = mujoco.Renderer(m, height=height, width=width)  # its default scene flags
+    pixels = np.empty((height, width, 3), dtype=np.uint8)
 
     def raw_frame() -> None:
         raw.update_scene(rdata, camera=cam)
@@ -170,7 +281,7 @@ def main() -> None:
         naive.render(out=pixels)
 
     def env_frame() -> None:
-        env.render_camera(cam, size, size)
+        env.render_camera(cam, width, height)
 
     (f_raw, f_env, f_naive), rounds = _blocks(
         [(raw_frame, args.frames), (env_frame, args.frames), (naive_frame, args.frames // 3)],
@@ -178,7 +289,7 @@ def main() -> None:
     )
     fratio, nratio = _ratio(rounds[1], rounds[0]), _ratio(rounds[1], rounds[2])
     print(
-        f"[2a] raw Renderer {cam} {size}x{size}, the same picture (no shadows/reflections): "
+        f"[2a] raw Renderer {cam} {width}x{height}, the same picture (no shadows/reflections): "
         f"{f_raw * 1e3:.2f} ms   env frame: {f_env * 1e3:.2f} ms   ratio {fratio:.3f}x "
         f"(target <= {FRAME_TARGET}x)"
     )
