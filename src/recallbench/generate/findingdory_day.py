@@ -263,7 +263,7 @@ def wait_caps(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs) -> dict[tu
     return caps
 
 
-def _act(runner: DayActor, legs: list[Leg], idle: dict[tuple[int, str], int],
+def _act(actor: DayActor, legs: list[Leg], idle: dict[tuple[int, str], int],
          caps: dict[tuple[int, str], int]) -> tuple[list[Interaction], list[dict]]:
     """Drive and handle every leg with its waits; the interactions and visits done.
 
@@ -272,45 +272,45 @@ def _act(runner: DayActor, legs: list[Leg], idle: dict[tuple[int, str], int],
     their caps, and the rest to the day's last wait (else the day ended on a long still)."""
     interactions: list[Interaction] = []
     visits: list[dict] = []
-    meta, steps = runner.env.world_meta, runner.knobs.steps
+    meta, steps = actor.env.world_meta, actor.knobs.steps
     planned = [steps - sum(leg.steps for leg in legs) - sum(idle.values())]  # frame, by plan
     last = (len(legs) - 1, "after")
 
     def wait(slot: tuple[int, str]) -> None:
         n, planned[0] = idle.get(slot, 0), planned[0] + idle.get(slot, 0)
-        slack = planned[0] - n - runner.frame
+        slack = planned[0] - n - actor.frame
         if slot == last:
-            n = steps - runner.frame
+            n = steps - actor.frame
         elif n > 0:
             n += slack if slack < 0 else min(slack, max(0, caps.get(slot, n) - n))
         if n > 0:
-            runner.wait(n, *_wait_stops(meta, legs, slot, runner.env.base_pose()))
+            actor.wait(n, *_wait_stops(meta, legs, slot, actor.env.base_pose()))
 
     wait((-1, "after"))
     for i, leg in enumerate(legs):
-        start = runner.frame
+        start = actor.frame
         planned[0] += len(leg.actions or [])
-        runner.drive(leg)
+        actor.drive(leg)
         wait((i, "before"))
         if leg.kind == "pick":
             assert leg.obj is not None and leg.receptacle is not None and leg.room is not None
             interactions.append(Interaction(leg.obj, leg.receptacle, "", leg.room, ""))
-            interactions[-1].pick_start = runner.frame
-            runner.pick(leg)
-            interactions[-1].pick_end = runner.frame - 1
+            interactions[-1].pick_start = actor.frame
+            actor.pick(leg)
+            interactions[-1].pick_end = actor.frame - 1
         elif leg.kind == "place":
             it = interactions[-1]
             it.place_receptacle, it.place_room = str(leg.receptacle), str(leg.room)
-            it.place_start = runner.frame
-            runner.place(leg, meta)
-            it.place_end = runner.frame - 1
+            it.place_start = actor.frame
+            actor.place(leg, meta)
+            it.place_end = actor.frame - 1
         elif leg.kind == "revisit":
-            runner.idle(LOOK_STEPS)
+            actor.idle(LOOK_STEPS)
             visits.append({"kind": "revisit", "receptacle": leg.receptacle, "room": leg.room,
-                           "start": start, "end": runner.frame - 1})
+                           "start": start, "end": actor.frame - 1})
         else:
             visits.append({"kind": leg.kind, "room": leg.room, "start": start,
-                           "end": runner.frame - 1})
+                           "end": actor.frame - 1})
         planned[0] += leg.steps - len(leg.actions or [])  # its arm phase or look, by plan
         wait((i, "after"))
     return interactions, visits
@@ -331,15 +331,15 @@ def run_day(
     floor = math.ceil(1.5 * knobs.steps / knobs.subsample)
     caps = wait_caps(env, legs, knobs)
     idle = idle_schedule(legs, spare, rng, floor, caps)
-    runner = DayActor(env, knobs, sink)
-    runner.record()  # frame 0: the robot at its start pose
-    interactions, visits = _act(runner, legs, idle, caps)
-    runner.idle(knobs.steps - runner.frame)  # what the rounding left over
-    runner.replay()
-    poses = np.array(runner.poses, dtype=np.float32)
+    actor = DayActor(env, knobs, sink)
+    actor.record()  # frame 0: the robot at its start pose
+    interactions, visits = _act(actor, legs, idle, caps)
+    actor.idle(knobs.steps - actor.frame)  # what the rounding left over
+    actor.replay()
+    poses = np.array(actor.poses, dtype=np.float32)
     times, clock = day_clock(len(poses), rng)
     return Day(poses=poses, times=times, interactions=interactions, visits=visits,
-               rgb_renders=runner.rgb_renders, clock=clock)
+               rgb_renders=actor.rgb_renders, clock=clock)
 
 
 __all__ = ["Day", "DayFailed", "Interaction", "day_clock", "plan_day", "run_day", "time_of_day"]
