@@ -6,22 +6,16 @@ PYTHONPATH) declares ``generate.py:GENERATOR``; nothing in recallbench is edited
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from support.fault_support import cli
-from support.plugins import install
-
-TOY = Path(__file__).resolve().parents[1] / "support" / "toybench"
+from support.plugins import install_toybench
 
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory) -> dict[str, str]:
-    return install(tmp_path_factory.mktemp("site"), "toybench",
-                   "[recallbench.benchmarks]\ntoybench = toybench.seam:BENCHMARK\n\n"
-                   "[recallbench.agents]\ntoy-oracle = toybench.agents:ToyOracle\n",
-                   {"toybench": TOY})
+    return install_toybench(tmp_path_factory.mktemp("site"))
 
 
 def test_a_plugin_benchmark_gets_its_generate_command(toy):

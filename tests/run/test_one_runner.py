@@ -95,3 +95,30 @@ def test_runs_are_orchestrated_by_their_runner_only():
                 if name in callers:
                     callers[name].add(str(path.relative_to(SRC)))
     assert callers == {name: {where} for name, where in ORCHESTRATION.items()}
+
+
+def _reaches(methods: dict[str, ast.FunctionDef], name: str, seen: set[str]) -> bool:
+    """Does method ``name`` call an orchestration step, itself or through ``self.<method>``?"""
+    seen.add(name)
+    for node in ast.walk(methods[name]):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if called in ORCHESTRATION:
+            return True
+        if called in methods and called not in seen and _reaches(methods, called, seen):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("module", sorted(set(ORCHESTRATION.values())))
+def test_a_runner_runs_agents_through_run_alone(module):
+    """Issue 39: every command enters a benchmark's runner the same way, prepare -> run; no
+    second public method (a frame-budget sweep's, a card's) runs an agent beside ``run``."""
+    tree = ast.parse((SRC / module).read_text())
+    (runner,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name.endswith("Runner")]
+    methods = {n.name: n for n in runner.body if isinstance(n, ast.FunctionDef)}
+    entries = {name for name in methods
+               if not name.startswith("_") and _reaches(methods, name, set())}
+    assert entries == {"run"}

@@ -17,3 +17,14 @@ def install(site: Path, name: str, entry_points: str, modules: dict[str, Path]) 
     (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0\n")
     (dist / "entry_points.txt").write_text(entry_points)
     return {"PYTHONPATH": str(site)}
+
+
+TOYBENCH = Path(__file__).resolve().parent / "toybench"
+
+
+def install_toybench(site: Path) -> dict[str, str]:
+    """ToyBench (``support/toybench``) with its ``toy-oracle`` agent, registered."""
+    return install(site, "toybench",
+                   "[recallbench.benchmarks]\ntoybench = toybench.seam:BENCHMARK\n\n"
+                   "[recallbench.agents]\ntoy-oracle = toybench.agents:ToyOracle\n",
+                   {"toybench": TOYBENCH})

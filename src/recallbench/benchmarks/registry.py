@@ -61,9 +61,21 @@ def declared_generators(plugins: bool = True) -> dict[str, str]:
     """benchmark -> its generator (``module:attr``), for those that declare one, without loading
     a built-in's seam (its ``options.py`` declares ``GENERATOR``, which the seam uses);
     ``plugins=False``: the built-ins' only."""
-    builtin = {name: getattr(importlib.import_module(f"{package}.options"), "GENERATOR", None)
+    return _declared("GENERATOR", "generator", plugins)
+
+
+def declared_commands(plugins: bool = True) -> dict[str, str]:
+    """benchmark -> the ``register(subparsers)`` (``module:attr``) adding ``recallbench
+    <benchmark>``, for those that declare one, read as ``declared_generators`` reads theirs
+    (a built-in's ``options.py`` declares ``COMMAND``)."""
+    return _declared("COMMAND", "command", plugins)
+
+
+def _declared(constant: str, field: str, plugins: bool) -> dict[str, str]:
+    builtin = {name: getattr(importlib.import_module(f"{package}.options"), constant, None)
                for name, package in BUILTIN.items()}
-    found = {**builtin, **({n: b.generator for n, b in _plugins().items()} if plugins else {})}
+    found = {**builtin,
+             **({n: getattr(b, field) for n, b in _plugins().items()} if plugins else {})}
     return {name: ref for name, ref in found.items() if ref}
 
 

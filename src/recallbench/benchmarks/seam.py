@@ -75,6 +75,9 @@ class Benchmark:
     auditor: str | None = None  # its suite audit module (audit.core: audit(), plot())
     case_reader: str | None = None  # "module:attr": its viewer case pages, run_cases()
     generator: str | None = None  # "module:attr": its generate.registry.Generator
+    # "module:attr": the ``register(subparsers)`` adding ``recallbench <name>``, its own command
+    # (a plugin's can be ``cli.card.card_command``'s); None: none
+    command: str | None = None
     viewer_slices: Mapping[str, str] = field(default_factory=dict)  # viewer row field -> title
     suite_files: str = ""  # what a suite of it holds, for an error naming what was not found
     viewer_page: str = "frames"  # how viewer.js draws a case: "frames" chosen, or a "rollout"

@@ -3,8 +3,8 @@
 Every subcommand module exposes ``register(subparsers)``; its handler is set with
 ``parser.set_defaults(func=handler)`` and returns the process exit status. Modules listed here
 must import cheaply (no MuJoCo or robosuite at import time) so ``recallbench --help`` is instant.
-Errors are printed in one place (``recallbench.cli.errors``): a handler raises, never prints a
-traceback.
+A handler raises, never prints a traceback: ``recallbench.cli.errors`` turns the exception into
+one line and an exit status, printed by the one printer, ``recallbench.errors.print_problem``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from recallbench import __version__
 from recallbench.cli.errors import (
@@ -24,11 +25,10 @@ from recallbench.cli.errors import (
     quiet_closed_pipe,
 )
 
-# Modules that add subcommands, in the order they appear in --help. A module not yet present is
-# skipped, so the CLI grows with the package.
+# Modules that add subcommands, in the order they appear in --help, after each benchmark's own
+# command (``Benchmark.command``: ``recallbench scenemem``, ``findingdory``, a plugin's). A module
+# not yet present is skipped, so the CLI grows with the package.
 COMMAND_MODULES = (
-    "recallbench.cli.scenemem",
-    "recallbench.cli.findingdory",
     "recallbench.cli.generate",
     "recallbench.cli.export",
     "recallbench.cli.world",
@@ -44,13 +44,44 @@ COMMAND_MODULES = (
 )
 
 
+class _MainParser(Parser):
+    """The top-level parser: the installed distributions are scanned for plugin benchmarks'
+    commands only when the first word is no built-in command (so ``--help`` and every built-in
+    command read no entry points; ``recallbench <plugin>`` finds the plugin's), as ``generate``
+    does for its generators' commands."""
+
+    _commands: argparse._SubParsersAction | None = None
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        words = list(sys.argv[1:] if args is None else args)
+        word = next(iter(words), "-")
+        if self._commands is not None and not word.startswith("-") \
+                and word not in self._commands.choices:
+            add_benchmark_commands(self._commands, plugins=True)
+            self._commands = None
+        return super().parse_known_args(words, namespace)
+
+
+def add_benchmark_commands(sub: argparse._SubParsersAction, plugins: bool) -> None:
+    """``recallbench <benchmark>`` for every benchmark that declares its command: the
+    built-ins' (``plugins=False``), or the plugins' (``plugins=True``)."""
+    from recallbench.benchmarks.registry import BUILTIN, declared_commands
+    from recallbench.loader import load_attr
+
+    for name, ref in declared_commands(plugins=plugins).items():
+        if (name not in BUILTIN) == plugins:
+            load_attr(ref)(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
+    parser = _MainParser(
         prog="recallbench",
         description="Evaluate memory in embodied agents (SceneMem, FindingDory, built-in world).",
     )
     parser.add_argument("--version", action="version", version=f"recallbench {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser._commands = subparsers
+    add_benchmark_commands(subparsers, plugins=False)
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(name)

@@ -48,7 +48,8 @@ def _handle_run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Parse and check before work, run through the FindingDory runner, score, print."""
+    """Parse and check before work, then prepare -> run through the FindingDory runner (as
+    `recallbench run` does for each agent), score the folders, print."""
     from rich.console import Console
 
     from recallbench.benchmarks.findingdory.options import OPTIONS
@@ -61,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
     from recallbench.errors import UsageError
     from recallbench.report.runs import score_run
     from recallbench.report.tables import fmt
-    from recallbench.run.findingdory_runner import RUNNER, budgets
+    from recallbench.run.findingdory_runner import RUNNER, budget_dirs, budgets
     from recallbench.run.runner import Planned, RunContext
 
     missing = [f for f, v in (("--data", args.data), ("--agent", args.agent), ("--out", args.out))
@@ -81,7 +82,8 @@ def _run(args: argparse.Namespace) -> int:
     console = Console(stderr=as_data(args))
     ctx = RunContext(execution=execution, console=console, resume=config.resume,
                      overwrite=config.overwrite, shard=shard)
-    dirs, warnings = RUNNER.run_budgets(prepared, planned, Path(config.out), ctx)
+    warnings = RUNNER.run(prepared, planned, Path(config.out), ctx).warnings
+    dirs = budget_dirs(config, Path(config.out))
     bench = get_benchmark("findingdory")
     metrics = bench.metric_names()
     summaries = {k: score_run(d, scoring=config.scoring, suite=prepared.suite)

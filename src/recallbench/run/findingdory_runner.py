@@ -48,6 +48,12 @@ def budgets(config: FindingDoryConfig) -> list[int]:
                                            f"{config.frames_sweep!r}") from None
 
 
+def budget_dirs(config: FindingDoryConfig, out: Path) -> dict[int, Path]:
+    """budget -> its run folder: ``out`` itself, or ``out/K<k>/`` per budget of a sweep."""
+    ks = budgets(config)
+    return {k: out / f"K{k}" for k in ks} if config.frames_sweep else {ks[0]: out}
+
+
 class FindingDoryRunner(BenchmarkRunner):
     name = "findingdory"
     config_type = FindingDoryConfig
@@ -107,19 +113,6 @@ class FindingDoryRunner(BenchmarkRunner):
         check_worlds(prepared.suite, config.limit, flags("ll"))
         return policy
 
-    def run_budgets(self, prepared: Prepared, planned: Planned, out: Path,
-                    ctx: RunContext) -> tuple[dict[int, Path], list[str]]:
-        """Run the agent at every frame budget: ``out`` itself, or ``out/K<k>/`` per budget of a
-        sweep. Returns the run folders and the warnings (cases left for a resume)."""
-        config: FindingDoryConfig = prepared.config
-        ks = budgets(config)
-        dirs = {k: out / f"K{k}" for k in ks} if config.frames_sweep else {ks[0]: out}
-        warnings: list[str] = []
-        for k, run_dir in dirs.items():
-            with run_folder_lock(run_dir):  # a second writer is refused before the manifest
-                warnings += self._run_one(prepared, planned, k, run_dir, ctx)
-        return dirs, warnings
-
     def _run_one(self, prepared: Prepared, planned: Planned, budget: int, run_dir: Path,
                  ctx: RunContext) -> list[str]:
         config: FindingDoryConfig = prepared.config
@@ -173,13 +166,18 @@ class FindingDoryRunner(BenchmarkRunner):
 
     def run(self, prepared: Prepared, planned: Planned, agent_dir: Path,
             ctx: RunContext) -> AgentRun:
-        resume = (agent_dir / RUN_LOG).exists()
-        ctx.console.print(f"[bold]findingdory[/bold] {planned.agent}"
-                          + (" resuming" if resume else ""))
-        _, warnings = self.run_budgets(prepared, planned, agent_dir, ctx)
+        """Run the agent at every frame budget, into ``budget_dirs(config, agent_dir)``; the
+        warnings are the cases left for a resume."""
+        if ctx.resume is None:  # a comparison's agent (the benchmark command says its own)
+            ctx.console.print(f"[bold]findingdory[/bold] {planned.agent}"
+                              + (" resuming" if (agent_dir / RUN_LOG).exists() else ""))
+        warnings: list[str] = []
+        for k, run_dir in budget_dirs(prepared.config, agent_dir).items():
+            with run_folder_lock(run_dir):  # a second writer is refused before the manifest
+                warnings += self._run_one(prepared, planned, k, run_dir, ctx)
         factory = type(planned.instance)
         return AgentRun(planned.agent, f"{factory.__module__}:{factory.__name__}", "ok",
-                        note="; ".join(warnings), run_dir=str(agent_dir))
+                        note="; ".join(warnings), run_dir=str(agent_dir), warnings=warnings)
 
     def _recorded(self, prepared: Prepared, planned: Planned, frames: int) -> dict[str, Any]:
         """The manifest's settings that move an agent's answers at one frame budget (among

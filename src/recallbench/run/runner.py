@@ -46,6 +46,9 @@ class AgentRun:
     run_dir: str | None = None
     seconds: float = 0.0
     exit_status: int = 0  # 1: some cases unloadable or left unrecorded (the command's exit)
+    # cases left for a resume (a server or input that may recover), one line each; ``note``
+    # joins them for a comparison
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -68,4 +68,5 @@ BENCHMARK = Benchmark(
     auditor="toybench.audit",
     suite_files=FILE,
     generator="toybench.generate:GENERATOR",  # `recallbench generate toybench`
+    command="toybench.command:register",  # `recallbench toybench`
 )

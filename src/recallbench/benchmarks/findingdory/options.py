@@ -62,5 +62,7 @@ class FindingDoryConfig:
 
 
 OPTIONS = options_of(FindingDoryConfig)
-# its generator (Benchmark.generator), declared here so `generate --help` loads no seam
+# its generator (Benchmark.generator) and its command (Benchmark.command), declared here so
+# `generate --help` and `recallbench --help` load no seam
 GENERATOR = "recallbench.generate.registry:FINDINGDORY"
+COMMAND = "recallbench.cli.findingdory:register"

@@ -10,7 +10,7 @@ from typing import Any
 from recallbench.benchmarks.findingdory.data import QACase, Suite, load_suite
 from recallbench.benchmarks.findingdory.evaluate import score_records
 from recallbench.benchmarks.findingdory.metrics import METRICS, FindingDoryMetric
-from recallbench.benchmarks.findingdory.options import GENERATOR, OPTIONS
+from recallbench.benchmarks.findingdory.options import COMMAND, GENERATOR, OPTIONS
 from recallbench.benchmarks.options import resume_keys
 from recallbench.benchmarks.seam import Benchmark, Record, Row, ScoreInput, first_error
 from recallbench.errors import InputError
@@ -91,6 +91,7 @@ BENCHMARK = Benchmark(
     auditor="recallbench.audit.findingdory",
     case_reader="recallbench.report.viewer.findingdory_cases:run_cases",
     generator=GENERATOR,
+    command=COMMAND,
     viewer_slices={"category": "category", "group": "group", "kind": "template"},
     suite_files="qa.json, or a QA file",
     viewer_page="frames",

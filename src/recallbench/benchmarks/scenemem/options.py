@@ -80,5 +80,7 @@ class ScenememConfig:
 
 
 OPTIONS = options_of(ScenememConfig)
-# its generator (Benchmark.generator), declared here so `generate --help` loads no seam
+# its generator (Benchmark.generator) and its command (Benchmark.command), declared here so
+# `generate --help` and `recallbench --help` load no seam
 GENERATOR = "recallbench.generate.registry:SCENEMEM"
+COMMAND = "recallbench.cli.scenemem:register"

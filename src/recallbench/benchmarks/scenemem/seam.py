@@ -9,7 +9,7 @@ from typing import Any
 from recallbench.benchmarks.options import resume_keys
 from recallbench.benchmarks.scenemem.metrics import METRIC_NAMES, METRICS, case_values
 from recallbench.benchmarks.scenemem.openings import primary_metric
-from recallbench.benchmarks.scenemem.options import GENERATOR, OPTIONS
+from recallbench.benchmarks.scenemem.options import COMMAND, GENERATOR, OPTIONS
 from recallbench.benchmarks.scenemem.results import test_key
 from recallbench.benchmarks.scenemem.spec import discover_scenarios, parse_eval_spec
 from recallbench.benchmarks.seam import Benchmark, Record, Row, ScoreInput, first_error
@@ -139,6 +139,7 @@ BENCHMARK = Benchmark(
     auditor="recallbench.audit.scenemem",
     case_reader="recallbench.report.viewer.scenemem_cases:run_cases",
     generator=GENERATOR,
+    command=COMMAND,
     viewer_slices={"category": "object category", "group": "task", "kind": "fixture type"},
     suite_files="combo_*/eval_spec.json",
     viewer_page="rollout",
