@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "recallbench"
 HEADS = ("[yellow]warning", "[red]error", "recallbench: warning", "recallbench: error")
 # stderr that is not an error or a warning of ours: Ray's own start-up output relayed as it is,
 # and the demo's closing note (what to try next)
-ALLOWED = {("executor/ray.py", "write"), ("cli/demo.py", "print")}
+ALLOWED = {("executor/ray_cluster.py", "write"), ("cli/demo.py", "print")}
 
 
 def _stderr_prints(tree: ast.AST) -> list[tuple[int, str]]:

@@ -53,7 +53,7 @@ def prestarted(args: argparse.Namespace, handler: str, workers: int | None,
     if args.executor != "local" or not isinstance(n, int) or n < 1:
         yield
         return
-    from recallbench.executor.local import prestart
+    from recallbench.executor.local_workers import prestart
 
     with prestart(handler, n):
         yield

@@ -20,25 +20,23 @@ from typing import TYPE_CHECKING, Any
 from recallbench.executor.threads import worker_threads
 
 if TYPE_CHECKING:
-    from recallbench.executor.local import (
-        Executor,
-        ProcessExecutor,
-        Task,
-        TaskResult,
-        import_handler,
-        move_output,
-        prestart,
-    )
+    from recallbench.executor.handlers import import_handler
+    from recallbench.executor.local import ProcessExecutor
+    from recallbench.executor.local_workers import prestart
+    from recallbench.executor.pool import Executor
+    from recallbench.executor.spool import move_output
+    from recallbench.executor.task import Task, TaskResult
 
-# Loaded on first use: the local backend imports numpy (results.py) and multiprocessing, which
-# `recallbench --help` and every command's flags (EXECUTORS, ExecutorSettings) must not pay for.
-_LOCAL = ("Executor", "ProcessExecutor", "Task", "TaskResult", "import_handler", "move_output",
-          "prestart")
+# Loaded on first use, each from its module: the local backend imports numpy (results.py) and
+# multiprocessing, which `recallbench --help` and every command's flags (EXECUTORS,
+# ExecutorSettings) must not pay for.
+_LAZY = {"Executor": "pool", "ProcessExecutor": "local", "Task": "task", "TaskResult": "task",
+         "import_handler": "handlers", "move_output": "spool", "prestart": "local_workers"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LOCAL:
-        return getattr(importlib.import_module("recallbench.executor.local"), name)
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"recallbench.executor.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 EXECUTORS = ("local", "ray")

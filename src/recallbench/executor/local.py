@@ -1,7 +1,7 @@
-"""Executors: run keyed tasks in worker processes and yield one result per task.
+"""The local backend of the executor: run keyed tasks in worker processes, one result per task.
 
-The seam is the ``Executor`` protocol (submit tasks, iterate results, close), so a cluster engine
-such as Ray can plug in later. ``ProcessExecutor`` always runs tasks in subprocesses, even with
+The seam is the ``Executor`` protocol (``pool.py``: submit tasks, iterate results, close), which
+the Ray backend implements too. ``ProcessExecutor`` always runs tasks in subprocesses, even with
 one worker, because only a process can be killed safely: a task that exceeds its time limit, or a
 worker that dies (segfault, os._exit, OOM), costs that one task, recorded as an error, and the
 worker is replaced. The caller stays the single writer of the run log.
@@ -14,41 +14,26 @@ chunk that had not started go back to the front of the queue.
 Each chunk names its handler and log, so inside ``session.keep_workers()`` (one ``recallbench
 run``) an executor that closes hands its idle workers to the next one, whatever its handler:
 processes start once per run, not once per benchmark and agent. Workers get one BLAS/OpenMP
-thread each (``threads``), as Ray actors do.
+thread each (``threads``), as Ray actors do. This module is the driver's loop; a worker process
+as the driver holds it is ``local_workers.LocalWorker``, and what runs inside it ``worker_main``.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import ctypes
 import multiprocessing as mp
-import os
 import selectors
-import signal
-import sys
 import time
-import traceback
-from collections import deque
-from collections.abc import Callable, Generator, Iterator
-from multiprocessing.connection import Connection
-from multiprocessing.reduction import DupFd, ForkingPickler
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any, Protocol
 
 from recallbench.executor.chunks import ChunkSizer
+from recallbench.executor.local_workers import LocalWorker, adopt, chunk_message
 from recallbench.executor.pool import TaskPool
-from recallbench.executor.reap import kill_tagged, new_token, tagged_env
-from recallbench.executor.results import ERROR_CAP
 from recallbench.executor.session import kept_workers
-from recallbench.executor.spool import move_output, open_spool
-from recallbench.executor.task import Task, TaskResult
-from recallbench.executor.threads import worker_thread_env
-from recallbench.executor.wire import FrameReader, decode_message, done_message, ready_message
-from recallbench.loader import load_attr
+from recallbench.executor.task import TaskResult
+from recallbench.executor.wire import decode_message
 
-# A worker that dies this many times in a row before it is ready means a broken setup.
-MAX_STARTUP_FAILURES = 3
 # The largest chunk handed to a busy worker: the pipe (a socket buffer of ~200 KB on Linux)
 # takes it whole, so the driver never blocks on a worker that is itself blocked sending.
 PREFETCH_BYTES = 64 * 1024
@@ -56,176 +41,6 @@ PREFETCH_BYTES = 64 * 1024
 # driver more than a cheap task costs the worker. While every worker that wrote still has more
 # tasks of its chunk in hand, the driver waits this long and reads what came meanwhile at once.
 GATHER_SECONDS = 0.002
-
-
-class Executor(Protocol):
-    def submit(self, task: Task) -> None: ...
-
-    def results(self) -> Iterator[TaskResult]:
-        """Yield one result per submitted task, in completion order, until none are left."""
-        ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Executor: ...
-
-    def __exit__(self, *exc: object) -> None: ...
-
-
-def import_handler(ref: str) -> Callable[[Any], Any]:
-    handler: Callable[[Any], Any] = load_attr(ref)
-    return handler
-
-
-def _die_with_parent() -> None:
-    # Linux: the kernel kills this worker when the parent dies (even by SIGKILL), so a killed run
-    # leaves no orphans burning CPU. Elsewhere the closed pipe ends the worker at its next recv.
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-class _InheritedFd:
-    """A descriptor handed to a spawned worker (the same file, not a copy of its name)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def __reduce__(self) -> tuple[Any, tuple[Any]]:
-        return _inherit_fd, (DupFd(self.fd),)
-
-
-def _inherit_fd(dup: Any) -> int:
-    fd: int = dup.detach()
-    return fd
-
-
-def _worker_main(conn: Connection, handler_ref: str, spool_fd: int | None, ppid: int) -> None:
-    """``spool_fd``: sent as an ``_InheritedFd``, it arrives as the descriptor itself."""
-    _die_with_parent()
-    if os.getppid() != ppid:  # the parent died before prctl took effect
-        os._exit(1)
-    # Its own process group: the executor ends the worker together with any child process a
-    # policy started, and a Ctrl-C at the terminal reaches only the parent, which stops us.
-    os.setpgrp()
-    if spool_fd is not None:  # keep simulator chatter out of the parent's progress display
-        os.dup2(spool_fd, 1)
-        os.dup2(spool_fd, 2)
-    handlers = {handler_ref: import_handler(handler_ref)}
-    conn.send_bytes(ready_message(os.getpid()))
-    while True:
-        try:
-            msg = conn.recv()  # from the driver (trusted): (handler, log, [(key, payload)])
-        except (EOFError, OSError):
-            return
-        if msg is None:
-            _exit_now()
-        ref, log_path, chunk = msg
-        for key, payload in chunk:  # one at a time, each reported as it ends
-            conn.send_bytes(_run_task(handlers, ref, key, payload, spool_fd, log_path))
-
-
-def _exit_now() -> None:
-    """Told to stop, no task running: end without the interpreter's teardown (freeing every
-    module takes a loaded machine up to half a second, and the driver waits for it). The exit
-    handlers registered (an agent's, multiprocessing's) still run and the output is flushed."""
-    with contextlib.suppress(BaseException):
-        atexit._run_exitfuncs()
-    with contextlib.suppress(BaseException):
-        sys.stdout.flush()
-        sys.stderr.flush()
-    os._exit(0)
-
-
-def _run_task(handlers: dict[str, Callable[[Any], Any]], ref: str, key: str, payload: Any,
-              spool_fd: int | None, log_path: str | None) -> bytes:
-    start = time.perf_counter()
-    try:
-        if ref not in handlers:  # a kept worker serving another executor's handler
-            handlers[ref] = import_handler(ref)
-        value, error = handlers[ref](payload), None
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
-        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        value, error = None, f"handler raised {tb}"[:ERROR_CAP]
-    if spool_fd is not None:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        if _printed():  # one fstat, not a read of the spool, for a task that printed nothing
-            move_output(spool_fd, log_path, key)
-    # The driver reads JSON only: what the handler returned cannot run code there.
-    return done_message(key, value, error, time.perf_counter() - start)
-
-
-def _printed() -> bool:
-    """Has anything reached the spool (fds 1 and 2 point at it) since it was last emptied?"""
-    try:
-        return os.fstat(1).st_size > 0
-    except OSError:
-        return True
-
-
-def _pickled(handler: str, log_path: str | None, chunk: list[Task]) -> bytes:
-    # the driver's own tasks to its own workers: pickle is safe in this direction only
-    return bytes(ForkingPickler.dumps(
-        (handler, log_path, [(task.key, task.payload) for task in chunk])))
-
-
-class _Worker:
-    def __init__(self, ctx: Any, handler_ref: str, log_path: str | None,
-                 spool: bool = False, pool: int = 1) -> None:
-        parent_conn, child_conn = ctx.Pipe()
-        # the parent keeps the spool open too: the output of a worker that died is read here;
-        # ``spool``: one in the temp folder for a worker whose log is not known yet (prestart)
-        self.spool_fd = (open_spool(Path(log_path).parent if log_path else None)
-                         if log_path or spool else None)
-        self.proc = ctx.Process(
-            target=_worker_main,
-            args=(child_conn, handler_ref,
-                  None if self.spool_fd is None else _InheritedFd(self.spool_fd), os.getpid()),
-            daemon=True,
-        )
-        # one BLAS/OpenMP thread, as a Ray actor has; render threads shared out by the ``pool``;
-        # a token every process the worker starts inherits, so ``kill`` ends them all (``reap``)
-        self.token = new_token()
-        with worker_thread_env(pool), tagged_env(self.token):
-            self.proc.start()
-        child_conn.close()
-        self.conn: Connection = parent_conn
-        self.fd = parent_conn.fileno()
-        self.reader = FrameReader(self.fd)
-        self.log_path = log_path
-        self.ready = False
-        self.tasks: deque[Task] = deque()  # handed over, not yet reported, in running order
-        self.started = 0.0  # when the first of them started, as far as the driver knows
-        self.last_chunk = 0  # tasks in the last chunk sent: it has been read once fewer remain
-        self.kept = False  # handed to the run's kept workers (session.keep_workers) once
-
-    @property
-    def task(self) -> Task | None:
-        """The task running now (the first not yet reported), or None when idle."""
-        return self.tasks[0] if self.tasks else None
-
-    def kill(self) -> None:
-        with contextlib.suppress(OSError):
-            self.proc.kill()
-        if self.proc.pid is not None:  # and whatever the policy started in its group
-            with contextlib.suppress(OSError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.join(5)
-        kill_tagged(self.token)  # and what left the group (setsid): nothing outlives the worker
-        self.conn.close()
-        if self.spool_fd is not None:  # output of a worker that died; the spool goes with it
-            move_output(self.spool_fd, self.log_path, self.task.key if self.task else "worker")
-            os.close(self.spool_fd)
-            self.spool_fd = None
-
-    def stop(self) -> None:
-        """Ask an idle worker to exit, wait up to 2 s, then make sure (``kill``)."""
-        with contextlib.suppress(OSError):
-            self.conn.send(None)
-        self.proc.join(2)
-        self.kill()
 
 
 class ProcessExecutor(TaskPool):
@@ -253,19 +68,18 @@ class ProcessExecutor(TaskPool):
         self._ctx = mp.get_context("spawn")  # fork would copy a parent's GL/thread state
         self._chunks = ChunkSizer(fixed=chunk)  # chunk: a fixed size; None sizes by wall time
         super().__init__()
-        self._startup_failures = 0
         self._task_bytes = 0.0  # pickled bytes per task in the last chunk sent
         # every worker's socket and process sentinel, registered once for the pool's lifetime
         self._selector = selectors.DefaultSelector()
         self._kept = kept_workers()
         # workers a previous executor of this run left (ready, idle): used before new ones
-        self._spare: list[_Worker] = self._kept.take(self._kept_as()) if self._kept else []
+        self._spare: list[LocalWorker] = self._kept.take(self._kept_as()) if self._kept else []
 
     def _kept_as(self) -> str:
         # a worker spools its output or writes to the terminal for life: kept apart
         return "local" if self.log_path else "local-terminal"
 
-    def _new_worker(self) -> _Worker:
+    def _new_worker(self) -> LocalWorker:
         w = None
         while self._spare and w is None:
             w = self._spare.pop()
@@ -274,13 +88,13 @@ class ProcessExecutor(TaskPool):
                 w.kill()
                 w = None
         if w is None:
-            w = _adopt(self.handler, self.log_path) or _Worker(self._ctx, self.handler,
-                                                                self.log_path, pool=self.workers)
+            w = adopt(self.handler, self.log_path) or LocalWorker(
+                self._ctx, self.handler, self.log_path, pool=self.workers)
         self._selector.register(w.fd, selectors.EVENT_READ, (w, "conn"))
         self._selector.register(w.proc.sentinel, selectors.EVENT_READ, (w, "sentinel"))
         return w
 
-    def _kill(self, w: _Worker) -> None:
+    def _kill(self, w: LocalWorker) -> None:
         for fd in (w.fd, w.proc.sentinel):
             with contextlib.suppress(KeyError, ValueError, OSError):
                 self._selector.unregister(fd)
@@ -297,7 +111,7 @@ class ProcessExecutor(TaskPool):
             if w.tasks and self._task_bytes:  # sized to fit from the start: pickled once
                 n = max(1, min(n, int(PREFETCH_BYTES / self._task_bytes)))
             chunk = [self._queue.popleft() for _ in range(min(n, len(self._queue)))]
-            data = _pickled(self.handler, self.log_path, chunk)
+            data = chunk_message(self.handler, self.log_path, chunk)
             self._task_bytes = len(data) / len(chunk)
             # A busy worker reads its next chunk only after its current one, and meanwhile may
             # block sending us a large result: a chunk that fits the empty pipe never blocks us.
@@ -305,7 +119,7 @@ class ProcessExecutor(TaskPool):
                 keep = len(chunk) // 2
                 self._queue.extendleft(reversed(chunk[keep:]))
                 chunk = chunk[:keep]
-                data = _pickled(self.handler, self.log_path, chunk)
+                data = chunk_message(self.handler, self.log_path, chunk)
             if w.tasks and len(data) > PREFETCH_BYTES:
                 self._queue.extendleft(reversed(chunk))
                 continue
@@ -317,7 +131,7 @@ class ProcessExecutor(TaskPool):
             with contextlib.suppress(OSError):
                 w.conn.send_bytes(data)
 
-    def _retire(self, w: _Worker, reason: str) -> TaskResult | None:
+    def _retire(self, w: LocalWorker, reason: str) -> TaskResult | None:
         """Stop a worker: its running task fails with ``reason``; the rest of its chunk, not
         started, goes back to the front of the queue in order."""
         self._kill(w)
@@ -325,19 +139,14 @@ class ProcessExecutor(TaskPool):
         running = w.tasks.popleft() if w.tasks else None
         self._queue.extendleft(reversed(w.tasks))
         w.tasks.clear()
-        if not w.ready:
-            self._startup_failures += 1
-            if self._startup_failures >= MAX_STARTUP_FAILURES:
-                self.close()
-                raise RuntimeError(
-                    f"worker processes die during startup ({reason}); see "
-                    f"{self.log_path or 'stderr'}"
-                )
+        if not w.ready and self._startup_failed():
+            raise RuntimeError(
+                f"worker processes die during startup ({reason}); see {self.log_path or 'stderr'}")
         if running is None:
             return None
         return TaskResult(running.key, error=reason, wall_time=time.perf_counter() - w.started)
 
-    def _read(self, w: _Worker) -> Generator[TaskResult, None, str]:
+    def _read(self, w: LocalWorker) -> Generator[TaskResult, None, str]:
         """Every message waiting from ``w``, its results yielded one by one. Returns "done"
         when results were read (w lives), else "check" (its pipe closed, or only "ready")."""
         try:
@@ -379,12 +188,7 @@ class ProcessExecutor(TaskPool):
         return "done" if read else "check"
 
     def _wait_once(self) -> Iterator[TaskResult]:
-        now = time.perf_counter()
-        timeout = None
-        if self.timeout is not None and self._busy():
-            first = min(w.started for w in self._busy()) + self.timeout
-            timeout = max(0.0, first - now)
-        events = self._selector.select(timeout) if self._pool else []
+        events = self._selector.select(self._until_timeout()) if self._pool else []
         if events and GATHER_SECONDS and all(
                 kind == "conn" and len(w.tasks) > 1 for (w, kind) in (k.data for k, _ in events)):
             time.sleep(GATHER_SECONDS)  # more results are coming: read them in one go
@@ -434,42 +238,3 @@ class ProcessExecutor(TaskPool):
                     self._kept.at_end(w.stop)
         self._spare = []
 
-
-# Workers started before their executor exists (``prestart``), by handler.
-_prestarted: dict[str, list[_Worker]] = {}
-
-
-@contextlib.contextmanager
-def prestart(handler: str, workers: int) -> Iterator[list[int]]:
-    """Start ``workers`` processes for ``handler`` now, before the command knows its tasks:
-    spawning a worker and its imports (a second or more) then overlap the command's own start
-    (its imports, loading the suite, building the tasks) instead of following it. The block's
-    executors of that handler that write a log take them before starting their own (each chunk
-    names its log). Those not taken are stopped when the block ends. Until it is taken a
-    worker's output (its imports only) waits in its spool and reaches the log with its first
-    task. Yields their pids."""
-    ctx = mp.get_context("spawn")
-    started = [_Worker(ctx, handler, None, spool=True, pool=workers)
-               for _ in range(max(0, workers))]
-    _prestarted.setdefault(handler, []).extend(started)
-    try:
-        yield [w.proc.pid for w in started if w.proc.pid is not None]
-    finally:
-        waiting = _prestarted.get(handler, [])
-        for w in started:
-            if w in waiting:
-                waiting.remove(w)
-                w.kill()  # never given a task: nothing of a run is lost
-        if not waiting:
-            _prestarted.pop(handler, None)
-
-
-def _adopt(handler: str, log_path: str | None) -> _Worker | None:
-    """A prestarted worker for ``handler``, now writing to ``log_path``; None when none waits
-    or the executor writes no log (a prestarted worker spools its output for life)."""
-    waiting = _prestarted.get(handler)
-    if not waiting or not log_path:
-        return None
-    w = waiting.pop(0)
-    w.log_path = log_path
-    return w

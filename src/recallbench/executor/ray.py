@@ -14,7 +14,8 @@ workers. What differs is who is at fault when a worker vanishes:
 
 Tasks are deterministic in their payload, so a retried task returns what the first attempt would
 have. Paths in payloads must mean the same on every node (one machine, or a shared filesystem).
-Ray is the optional ``ray`` extra, imported only here.
+Ray is the optional ``ray`` extra, imported only through ``ray_cluster``; the actors run
+``ray_actor.TaskActor``.
 
 Cheap tasks go to an actor in chunks (``chunks.ChunkSizer``): several calls queued on it at
 once, so it never waits for the driver; it still runs them one by one and each result comes
@@ -32,92 +33,26 @@ handler: they are started once per run, not once per benchmark and agent.
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
-import tempfile
 import time
-import traceback
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recallbench.errors import UsageError
 from recallbench.executor.chunks import ChunkSizer
-from recallbench.executor.local import import_handler
 from recallbench.executor.pool import TaskPool
-from recallbench.executor.results import ERROR_CAP, cap_result, decode_result, encode_result
+from recallbench.executor.ray_actor import TaskActor
+from recallbench.executor.ray_cluster import first_line, import_ray, init_ray
+from recallbench.executor.results import decode_result
 from recallbench.executor.session import kept_workers
-from recallbench.executor.spool import append_output, open_spool, take_output
+from recallbench.executor.spool import append_output
 from recallbench.executor.task import Task, TaskResult
-from recallbench.executor.threads import render_threads, worker_threads
 
 # How often one task may be lost to infrastructure before it is given back unrun.
 DEFAULT_RETRIES = 3
-# Actors failing in their constructor this many times in a row mean a broken setup.
-MAX_STARTUP_FAILURES = 3
 # With nothing running and no worker ready for this long, the cluster has no room for us.
 NO_WORKER_TIMEOUT = 600.0
-# Environment a worker needs to render as the driver does (headless GL backend).
-FORWARDED_ENV = ("MUJOCO_GL", "PYOPENGL_PLATFORM")
-
-
-def import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise ImportError(
-            "--executor ray needs Ray: pip install 'recallbench[ray]'"
-        ) from None
-    return ray
-
-
-class _TaskActor:
-    """The actor body: imports handlers once each, runs tasks, returns their captured output."""
-
-    def __init__(self, handler_ref: str) -> None:
-        # Keep simulator chatter out of Ray's console stream: it goes back with each result
-        # and the driver appends it to the run folder's log. Unlinked already: an actor
-        # stopped by ray.kill runs no cleanup, and leaves nothing in its node's temp folder.
-        self.spool_fd = open_spool()
-        os.dup2(self.spool_fd, 1)
-        os.dup2(self.spool_fd, 2)
-        self.handlers: dict[str, Callable[[Any], Any]] = {}
-        self._handler(handler_ref)
-
-    def _handler(self, ref: str) -> Callable[[Any], Any]:
-        if ref not in self.handlers:
-            self.handlers[ref] = import_handler(ref)
-        return self.handlers[ref]
-
-    def node(self) -> str:
-        import ray
-
-        return ray.get_runtime_context().get_node_id()
-
-    def load(self, handler_ref: str) -> str:
-        """Ready for another executor's handler (a kept actor): imports it, returns the node."""
-        self._handler(handler_ref)
-        return self.node()
-
-    def run(self, handler_ref: str, key: str, payload: Any) -> tuple[str, str | None, float, bytes]:
-        """The handler's result as strict JSON text (``results.encode_result``), never the
-        object itself: the driver decodes JSON only."""
-        start = time.perf_counter()
-        try:
-            value, error = self._handler(handler_ref)(payload), None
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt fail the task only
-            tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            value, error = None, f"handler raised {tb}"[:ERROR_CAP]
-        text, unencodable = encode_result(value) if error is None else ("null", None)
-        if unencodable is None:
-            text, unencodable = cap_result(value, text)
-        wall = time.perf_counter() - start
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        return text, unencodable or error, float(wall), take_output(self.spool_fd, key)
 
 
 @dataclass
@@ -160,7 +95,6 @@ class RayExecutor(TaskPool):
         super().__init__()
         self._lost: dict[str, int] = {}
         self._alone: set[str] = set()  # keys to run with nothing queued behind them
-        self._startup_failures = 0
         self._chunks = ChunkSizer(fixed=chunk)  # chunk: a fixed size; None sizes by wall time
         self._kept = kept_workers()
         # actors a previous executor of this run left (already ready): used before new ones
@@ -168,43 +102,13 @@ class RayExecutor(TaskPool):
         self._idle_since = time.monotonic()
         self._owns_ray = False
         if not self.ray.is_initialized():
-            # and one BLAS/OpenMP thread an actor, as local workers get (Ray sets only OMP's),
-            # and one render thread: an actor holds one CPU
-            env = {**{k: os.environ[k] for k in FORWARDED_ENV if k in os.environ},
-                   **worker_threads(), **render_threads(os.cpu_count() or 1)}
-            where = f"the Ray cluster at {address}" if address else "a local Ray"
-            # Joining a cluster, Ray's core logs the real cause of a refusal on fd 2, many times;
-            # a Ray started here spawns its nodes now, and they keep their stderr
-            capture = _native_stderr() if address else contextlib.nullcontext(lambda: "")
-            with capture as said:
-                try:
-                    self.ray.init(
-                        address=address,
-                        include_dashboard=False,
-                        log_to_driver=False,
-                        configure_logging=False,
-                        runtime_env={"env_vars": env} if env else None,
-                    )
-                except (ConnectionError, RuntimeError, ValueError,
-                        self.ray.exceptions.RayError) as exc:
-                    failure: BaseException | None = exc
-                else:
-                    failure = None
-                native = said()
-            if failure is not None:
-                if _refused_for_auth(failure, native):
-                    raise UsageError("--address", f"{where} refused the connection for "
-                                     f"authentication (token auth is on, Ray's default): "
-                                     f"{AUTH_HELP}") from None
-                raise UsageError("--address", f"cannot start or reach {where}: "
-                                              f"{_first_line(failure)}") from None
-            sys.stderr.write(native)  # a successful start says what it always said
+            init_ray(self.ray, address)
             self._owns_ray = True
             if self._kept is not None:  # Ray stays up for the run's next executors
                 self._kept.at_end(self.ray.shutdown)
                 self._owns_ray = False
         self._actor_class = self.ray.remote(num_cpus=1, max_restarts=0,
-                                            scheduling_strategy="SPREAD")(_TaskActor)
+                                            scheduling_strategy="SPREAD")(TaskActor)
 
     def _new_worker(self) -> _Worker:
         if self._spare:  # a kept actor: ready once it has imported this executor's handler
@@ -246,9 +150,9 @@ class RayExecutor(TaskPool):
             elif w.node is None:  # still starting
                 refs[w.ready_ref] = w
         timeout = 5.0  # wake up now and then: node deaths, starved pools
-        if self.timeout is not None and self._busy():
-            first = min(w.started for w in self._busy()) + self.timeout
-            timeout = min(timeout, max(0.0, first - time.perf_counter()))
+        until = self._until_timeout()
+        if until is not None:
+            timeout = min(timeout, until)
         done, _ = self.ray.wait(list(refs), num_returns=1, timeout=timeout) if refs else ([], [])
         for ref in done:
             w = refs[ref]
@@ -281,12 +185,9 @@ class RayExecutor(TaskPool):
             self._startup_failures = 0
         except self.ray.exceptions.RayError as exc:
             self._retire(w)
-            if not self._infrastructure(exc, w):
-                self._startup_failures += 1
-                if self._startup_failures >= MAX_STARTUP_FAILURES:
-                    self.close()
-                    raise RuntimeError(f"Ray workers die during startup ({_first_line(exc)})"
-                                       ) from None
+            if not self._infrastructure(exc, w) and self._startup_failed():
+                raise RuntimeError(f"Ray workers die during startup ({first_line(exc)})"
+                                   ) from None
 
     def _on_result(self, w: _Worker) -> TaskResult | None:
         """The result of ``w``'s first task (its reference is ready)."""
@@ -308,11 +209,11 @@ class RayExecutor(TaskPool):
                                         "again one at a time to see which was the cause\n"
                                         .encode())
                     return None
-                return TaskResult(task.key, error=f"worker process died ({_first_line(exc)})",
+                return TaskResult(task.key, error=f"worker process died ({first_line(exc)})",
                                   wall_time=wall)
             lost = self._lost[task.key] = self._lost.get(task.key, 0) + 1
             self._append_output(f"[recallbench] {task.key}: its Ray worker was lost with its "
-                                f"node ({_first_line(exc)}); attempt {lost} of "
+                                f"node ({first_line(exc)}); attempt {lost} of "
                                 f"{self.retries + 1}\n".encode())
             if lost <= self.retries:
                 self._queue.appendleft(task)  # another worker takes it
@@ -396,36 +297,3 @@ class RayExecutor(TaskPool):
                 self.ray.shutdown()
             self._owns_ray = False
 
-
-# What a driver needs for a cluster started with token authentication (Ray 2.5x's default).
-AUTH_HELP = ("set RAY_AUTH_MODE=token and give the cluster's token in ~/.ray/auth_token (or "
-             "RAY_AUTH_TOKEN, or a file named by RAY_AUTH_TOKEN_PATH): `ray get-auth-token` "
-             "on the head prints it")
-_AUTH_SIGNS = ("Unauthenticated", "InvalidAuthToken", "Authentication token")
-
-
-def _refused_for_auth(exc: BaseException, native: str) -> bool:
-    """Ray 2.60 reports a missing token as "Failed to connect"; the gRPC status naming the
-    cause is only in its core's stderr."""
-    text = f"{type(exc).__name__}: {exc}\n{native}"
-    return type(exc).__name__ == "AuthenticationError" or any(s in text for s in _AUTH_SIGNS)
-
-
-@contextlib.contextmanager
-def _native_stderr() -> Iterator[Any]:
-    """File descriptor 2 into a temporary file for the block (C++ writes there, past Python's
-    sys.stderr); yields a function returning what was written."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as sink:
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield lambda: (sink.seek(0), sink.read().decode("utf-8", "replace"))[1]
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

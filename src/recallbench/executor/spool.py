@@ -31,6 +31,13 @@ def open_spool(folder: str | Path | None = None) -> int:
     return fd
 
 
+def spool_stdio(fd: int) -> None:
+    """This process's stdout and stderr (descriptors 1 and 2, where C libraries write too) into
+    the spool at ``fd``."""
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+
+
 def take_output(fd: int, label: str) -> bytes:
     """At most OUTPUT_CAP bytes of the spool at ``fd`` (its start and its end, where a
     traceback is), and the spool emptied."""
