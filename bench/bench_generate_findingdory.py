@@ -25,16 +25,17 @@ with other jobs, wall time swings with their load, CPU time much less.
 With ``--old-src DIR`` (e.g. /work/base/src, a checkout of the code before a change) it measures
 instead episodes per core-hour side by side with that code: ``--pairs`` pairs of
 ``recallbench generate findingdory --n 1 --workers 1 --no-audit`` runs, one per tree
-(``PYTHONPATH=DIR`` for the old one; pair k generates seed k in both; the order alternates
-pair by pair), each timed in CPU seconds of the process and its children (``getrusage``: the
-CLI's imports and the suite's merge included, as a user pays them), and after each, in a child
-of the same tree, the raw cost of the renders that day made (as above, CPU seconds): the raw
-limit of that day, measured in the same run. ``--interactions`` is then each day's exact count.
-It prints each pair and the medians: new / old episodes per core-hour (median of the paired
-ratios; issue 38's target >= 0.7x) and each tree's generation CPU over its raw render cost.
+(``PYTHONPATH=DIR`` for the old one; pair k generates seed ``--first-seed`` + k in both; the
+order alternates pair by pair), each timed in CPU seconds of the process and its children
+(``getrusage``: the CLI's imports and the suite's merge included, as a user pays them), and
+after each, in a child of the same tree, the raw cost of the renders that day made (as above,
+CPU seconds): the raw limit of that day, measured in the same run. ``--interactions`` is then
+each day's exact count. It prints each pair and the medians: new / old episodes per core-hour
+(median of the paired ratios; issue 38's target >= 0.7x) and each tree's generation CPU over
+its raw render cost.
 
     nice -n 10 .venv/bin/python bench/bench_generate_findingdory.py --old-src /work/base/src \
-        [--pairs 3] [--interactions 5] [--width 240 --height 320]
+        [--pairs 3] [--first-seed 0] [--interactions 5] [--width 240 --height 320]
 
 The default day is the generator's own length (``FindingDoryKnobs.steps``, the paper's 4000):
 a day's chores take 2,100-2,600 steps (even at ``--interactions 3``), which a 1000-step day
@@ -186,10 +187,11 @@ def _side_by_side(args: argparse.Namespace) -> None:
     got: dict[str, list[dict]] = {"new": [], "old": []}
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.pairs):
+            seed = args.first_seed + k
             for tree in ("new", "old") if k % 2 == 0 else ("old", "new"):
-                got[tree].append(_one_day(trees[tree], k, Path(tmp) / f"{tree}_{k}", args))
+                got[tree].append(_one_day(trees[tree], seed, Path(tmp) / f"{tree}_{k}", args))
                 r = got[tree][-1]
-                print(f"  pair {k} (seed {k}) {tree}: {r['cpu']:.1f} CPU s = {r['eph']:.0f} "
+                print(f"  pair {k} (seed {seed}) {tree}: {r['cpu']:.1f} CPU s = {r['eph']:.0f} "
                       f"episodes/core-hour; {r['rgb']} rgb + {r['seg']} segmentation renders, "
                       f"raw cost {r['raw_cpu']:.1f} CPU s -> generation / raw "
                       f"{r['over_raw']:.2f}x", flush=True)
@@ -215,6 +217,7 @@ def main() -> None:
     parser.add_argument("--preset", default=FindingDoryKnobs.video_preset)
     parser.add_argument("--old-src", help="episodes per core-hour side by side with this code")
     parser.add_argument("--pairs", type=int, default=3, help="with --old-src: day pairs")
+    parser.add_argument("--first-seed", type=int, default=0, help="with --old-src: pair 0's")
     parser.add_argument("--costs-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.costs_child:
