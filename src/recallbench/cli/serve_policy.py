@@ -45,8 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _handle(args: argparse.Namespace) -> int:
     import asyncio
 
-    from recallbench.agents.remote.policy_contract import MAX_HORIZON, NoChunks, served_shape
+    from recallbench.agents.remote.policy_contract import NoChunks, served_shape
     from recallbench.agents.remote.server import PolicyServer, serve
+    from recallbench.agents.remote.wire import MAX_HORIZON
     from recallbench.cli.checks import check_positive
     from recallbench.errors import UsageError
 

@@ -19,13 +19,12 @@ import pytest
 
 from recallbench.agents.remote.openpi import OpenpiPolicy
 from recallbench.agents.remote.openpi_connection import (
-    MAX_HORIZON,
     MAX_METADATA_BYTES,
     ProtocolError,
     server_metadata,
 )
 from recallbench.agents.remote.openpi_settings import openpi_settings
-from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, pack
+from recallbench.agents.remote.wire import MAX_HORIZON, MAX_MESSAGE_BYTES, pack
 from support.hostile_server import hostile_server
 from support.policy_server import ENV, RECALLBENCH
 from support.scenemem_fixtures.build import MINI_FACTORY, mini_scenario, mini_test

@@ -19,13 +19,12 @@ from recallbench.agents.remote.client import (
 )
 from recallbench.agents.remote.openpi_settings import OpenpiSettings
 from recallbench.agents.remote.stored_metadata import stored_json
-from recallbench.agents.remote.wire import MAX_MESSAGE_BYTES, WireError, pack, unpack
+from recallbench.agents.remote.wire import MAX_HORIZON, MAX_MESSAGE_BYTES, WireError, pack, unpack
 from recallbench.executor.results import cut_text
 
 # What a server may send: metadata under 1 MiB (openpi's are a few keys); a chunk of at most
-# MAX_HORIZON actions (openpi's models return 10 to 50).
+# wire.MAX_HORIZON actions.
 MAX_METADATA_BYTES = 1024 * 1024
-MAX_HORIZON = 1024
 
 
 class ProtocolError(RuntimeError):

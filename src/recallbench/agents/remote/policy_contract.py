@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from recallbench.agents.remote.wire import MAX_HORIZON
+
 BATCH_METHOD = "get_action_batch"
 MAX_ACTION_DIM = 1024
-MAX_HORIZON = 1024  # the clients' own cap on a chunk (openpi_connection.MAX_HORIZON)
 # The action width when a request does not say (openpi's own clients send no recallbench/*
 # keys) and the policy declares none: the SceneMem envs' (docs/world.md).
 SUITE_ACTION_DIM = 12

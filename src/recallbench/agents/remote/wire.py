@@ -29,6 +29,8 @@ ARRAY_TAG, SCALAR_TAG = b"__ndarray__", b"__npgeneric__"
 # leaves room for depth maps and larger cameras while refusing a runaway peer. It is also every
 # connection's ``max_size`` (openpi_client connects with none).
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# The most actions one chunk may hold, on both sides (openpi's models return 10 to 50)
+MAX_HORIZON = 1024
 MAX_ARRAY_BYTES = 32 * 1024 * 1024  # one array: 4096 x 2730 RGB
 MAX_DIMS = 6
 # Containers: msgpack builds a list of the declared length before its items arrive, and each
