@@ -96,6 +96,20 @@ def stepper(env: Any) -> Any:
     return env.step
 
 
+@dataclass
+class _Progress:
+    """Where a rollout stands: the last step's readings, the best seen so far, and how it ended."""
+
+    steps: int
+    distance: float
+    max_q: float
+    min_dist: float
+    max_q_seen: float
+    min_rd: float | None
+    success: bool = False
+    error: str | None = None
+
+
 def run_rollout(
     env: Any,
     policy: Any,
@@ -109,28 +123,50 @@ def run_rollout(
     the policy's ``env`` is an ``ObservationOnlyEnv`` (no simulator, no episode metadata)."""
     fixture = test.fixture
     restore = test.task == "restore"
-
     probe = Probe(env.sim, fixture.body_name, fixture.joint_names, thresholds)
-    object_body, target_pos = test.object_body_name or "", test.target_pos or []
     distance, max_q = probe.read()
-    rd = restore_distance(env.sim, object_body, target_pos) if restore else None
-    min_dist, max_q_seen, min_rd = distance, max_q, rd
+    rd = (restore_distance(env.sim, test.object_body_name or "", test.target_pos or [])
+          if restore else None)
+    start = _Progress(0, distance, max_q, distance, max_q, rd)
     trace = RolloutTrace(env.sim, fixture.name, fixture.joint_names,
                          scenario_fixtures(env, scenario.spec.tests), room_bounds(env))
     trace.sample(0, distance)
     openings = OpeningLog(env.sim, watched_fixtures(env, scenario.spec.tests), thresholds.open_qpos)
-    steps, success, error = 0, False, None
     action_dim = int(env.action_dim)
     seen = ObservationOnlyEnv(env) if observation_only else env
+    reset_error = _reset_policy(policy, test, scenario)
+    if reset_error is None:
+        end = _step_until_done(env, policy, seen, action_dim, test, max_steps, thresholds,
+                               probe, trace, openings, start)
+    else:
+        end = start
+        end.error = reset_error
+    return _outcome(policy, test, probe, trace, openings, end)
+
+
+def _reset_policy(policy: Any, test: TestSpec, scenario: Scenario) -> str | None:
+    """Start the policy on this test; if it raises, the fault that ends the rollout at step 0."""
+    try:
+        policy.reset(test.instruction, scenario.video_paths)
+    except Exception as exc:
+        return _describe("policy.reset", exc)
+    return None
+
+
+def _step_until_done(env: Any, policy: Any, seen: Any, action_dim: int, test: TestSpec,
+                     max_steps: int, thresholds: Thresholds, probe: Probe, trace: RolloutTrace,
+                     openings: OpeningLog, start: _Progress) -> _Progress:
+    """Step until the first success, ``max_steps`` or a policy fault, measuring after each step."""
+    restore = test.task == "restore"
+    object_body, target_pos = test.object_body_name or "", test.target_pos or []
+    steps, distance, max_q = start.steps, start.distance, start.max_q
+    min_dist, max_q_seen, min_rd = start.min_dist, start.max_q_seen, start.min_rd
+    success, error = False, None
     # looked up once: the loop's own work is what bench/bench_scenemem.py weighs against its step
     get_action, env_step = policy.get_action, stepper(env)
     sample, watch, read = trace.sample, openings.update, probe.read
     approach, open_qpos = thresholds.approach_dist, thresholds.open_qpos
     try:
-        try:
-            policy.reset(test.instruction, scenario.video_paths)
-        except Exception as exc:
-            raise PolicyFault(_describe("policy.reset", exc)) from exc
         while steps < max_steps:
             try:
                 raw = get_action(seen)
@@ -158,20 +194,29 @@ def run_rollout(
                 break
     except PolicyFault as exc:
         error, success = str(exc), False
-    m = probe.judge(distance, max_q)  # the last step's
+    return _Progress(steps, distance, max_q, min_dist, max_q_seen, min_rd, success, error)
+
+
+def _outcome(policy: Any, test: TestSpec, probe: Probe, trace: RolloutTrace,
+             openings: OpeningLog, end: _Progress) -> Outcome:
+    """Score where the rollout ended: which condition failed, the strict metric, the policy's
+    own report."""
+    restore = test.task == "restore"
+    success = end.success
+    m = probe.judge(end.distance, end.max_q)  # the last step's
     failed = (None if success else "restore" if restore
               else failed_condition(m.approached, m.door_open))
     info, info_error = _policy_info(policy)
-    strict = {} if restore else strict_outcome(openings.opened, fixture.name, bool(success),
-                                               steps if success else None)
+    strict = {} if restore else strict_outcome(openings.opened, test.fixture.name, bool(success),
+                                               end.steps if success else None)
     return Outcome(
         memory=bool(success),
-        steps=steps,
-        min_distance=min_dist,
-        max_abs_qpos=max_q_seen,
+        steps=end.steps,
+        min_distance=end.min_dist,
+        max_abs_qpos=end.max_q_seen,
         failed=failed,
-        error=error or info_error,
-        restore_distance=min_rd,
+        error=end.error or info_error,
+        restore_distance=end.min_rd,
         policy_info=info,
         trace=trace.to_dict(),
         **strict,
