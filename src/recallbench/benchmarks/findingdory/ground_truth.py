@@ -152,10 +152,15 @@ def _field_at(grid: NavGrid, field: np.ndarray, xy: np.ndarray) -> np.ndarray:
     """Geodesic field values at many points: the cell's value, else the snapped look-up."""
     rows, cols = _cells(grid, xy)
     out = field[rows, cols].astype(np.float64)
-    # A point whose own cell is blocked (on a cell edge) takes the snapped look-up; a free cell
-    # at +inf is truly cut off from the target and stays +inf.
-    for i in np.flatnonzero(~grid.navigable[rows, cols]):
-        out[i] = grid.lookup(field, xy[i])
+    # A point whose own cell is blocked (close to furniture) takes the snapped look-up (~2 ms);
+    # a free cell at +inf is truly cut off from the target and stays +inf. The look-up runs
+    # once per distinct point: a robot turning on the spot repeats its point for many frames
+    # (a day's 553 blocked frames were 25 points: 38 of its 75 CPU s went here).
+    blocked = np.flatnonzero(~grid.navigable[rows, cols])
+    if len(blocked):
+        points, which = np.unique(xy[blocked], axis=0, return_inverse=True)
+        values = np.array([grid.lookup(field, p) for p in points], dtype=np.float64)
+        out[blocked] = values[which.reshape(-1)]
     return out
 
 
