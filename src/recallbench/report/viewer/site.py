@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -109,6 +110,17 @@ def _warnings(source: Source, cases_by_run: dict[int, int], thumbs: Thumbnailer)
     return out
 
 
+@dataclass
+class _Cases:
+    """Every recorded case of the source's runs, as the page's index rows and detail records."""
+
+    rows: list[list[Any]] = field(default_factory=list)
+    details: list[dict[str, Any]] = field(default_factory=list)
+    by_bench: dict[str, list[tuple[dict, dict]]] = field(default_factory=dict)
+    cases_by_run: dict[int, int] = field(default_factory=dict)
+    shared: dict[str, Any] = field(default_factory=dict)  # data many cases point to, one file each
+
+
 def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool = False,
                  progress: Callable[[str], None] | None = None) -> Path:
     """Write (or refresh) the viewer of a run or comparison folder; returns its index.html."""
@@ -120,25 +132,41 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
         text = resources.files("recallbench.report.viewer").joinpath("static", name).read_text()
         _write(root, out / name, text)
     thumbs = Thumbnailer(out, root)
-    rows: list[list[Any]] = []
-    details: list[dict[str, Any]] = []
-    by_bench: dict[str, list[tuple[dict, dict]]] = {}
-    cases_by_run: dict[int, int] = {}
-    shared: dict[str, Any] = {}  # data many cases point to, one file each
+    cases = _read_cases(source, thumbs)
+    thumbs.make(progress)
+    facts = cases.shared.pop("_facts", {})  # each benchmark's suite in numbers, for the overview
+    _write_cases(root, data, cases)
+    benchmarks = _benchmarks(root, data, source, cases, facts)
+    written = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    overview = _overview(source, out, cases, thumbs, benchmarks, written, live)
+    _put(root, data / "overview.js", "overview", overview)
+    _write(root, data / "stamp.json", json.dumps({"written": written, "n_cases": len(cases.rows)}))
+    return out / "index.html"
+
+
+def _read_cases(source: Source, thumbs: Thumbnailer) -> _Cases:
+    """Each ok run's cases through its benchmark's case reader (which queues thumbnails)."""
+    cases = _Cases()
+    rows = cases.rows
     for i, run in enumerate(source.runs):
         if run.status != "ok" or run.run_dir is None:
             continue
-        for row, detail in case_reader(run.benchmark)(run.run_dir, run.agent, thumbs, shared):
+        for row, detail in case_reader(run.benchmark)(run.run_dir, run.agent, thumbs,
+                                                      cases.shared):
             ref = len(rows)
             rows.append([ref, row["bench"], row["agent"], row["id"], row["category"],
                          row["group"], row["kind"], int(row["success"]), row["failure"],
                          row["text"]])
-            details.append({**row, "ref": ref, "detail": detail})
-            by_bench.setdefault(run.benchmark, []).append((row, detail))
-            cases_by_run[i] = cases_by_run.get(i, 0) + 1
-    thumbs.make(progress)
-    facts = shared.pop("_facts", {})  # each benchmark's suite in numbers, for the overview
-    for name, value in shared.items():
+            cases.details.append({**row, "ref": ref, "detail": detail})
+            cases.by_bench.setdefault(run.benchmark, []).append((row, detail))
+            cases.cases_by_run[i] = cases.cases_by_run.get(i, 0) + 1
+    return cases
+
+
+def _write_cases(root: Path, data: Path, cases: _Cases) -> None:
+    """The shared data files, the index in chunks of INDEX_CHUNK, details in CASE_CHUNK."""
+    rows, details = cases.rows, cases.details
+    for name, value in cases.shared.items():
         _put(root, data / f"{name}.js", name, value)  # names are file-name safe (path_name)
     for start in range(0, max(len(rows), 1), INDEX_CHUNK):
         _put(root, data / f"index-{start // INDEX_CHUNK:03d}.js",
@@ -146,23 +174,35 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
     for start in range(0, len(details), CASE_CHUNK):
         name = f"cases-{start // CASE_CHUNK:03d}"
         _put(root, data / f"{name}.js", name, details[start:start + CASE_CHUNK])
+
+
+def _benchmarks(root: Path, data: Path, source: Source, cases: _Cases,
+                facts: dict[str, Any]) -> dict[str, Any]:
+    """Each benchmark's overview block (writing its matrix files); an empty block for a
+    benchmark with no recorded case."""
     benchmarks: dict[str, Any] = {}
-    for bench, cases in by_bench.items():
+    for bench, bench_cases in cases.by_bench.items():
         runs = [r for r in source.runs if r.benchmark == bench and r.status == "ok"]
         # the runs' own bootstrap seed, so the viewer's intervals equal `recallbench score`'s
         seed = run_seed(runs[0].manifest or {}) if runs else 0
         agents = [r.agent for r in runs]
         kinds = {r.agent: run_kind(r) for r in runs}
-        benchmarks[bench] = benchmark_overview(bench, agents, cases, seed=seed, kinds=kinds)
-        benchmarks[bench]["matrix_chunks"] = _write_matrix(root, data, bench, agents, rows)
+        benchmarks[bench] = benchmark_overview(bench, agents, bench_cases, seed=seed, kinds=kinds)
+        benchmarks[bench]["matrix_chunks"] = _write_matrix(root, data, bench, agents, cases.rows)
         benchmarks[bench]["facts"] = facts.get(bench, {})
     for bench in {r.benchmark for r in source.runs} - set(benchmarks):
         benchmarks[bench] = {"title": bench, "agents": {}, "empty": True}
+    return benchmarks
+
+
+def _overview(source: Source, out: Path, cases: _Cases, thumbs: Thumbnailer,
+              benchmarks: dict[str, Any], written: str, live: bool) -> dict[str, Any]:
+    """data/overview.js's value: the source, its agents and benchmarks, facets, warnings."""
+    rows = cases.rows
     suite = (source.comparison or {}).get("suite") or next(
         (str((r.manifest or {}).get("data") or (r.manifest or {}).get("config", {}).get(
             "data_dir")) for r in source.runs if r.manifest), None)
-    written = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    overview = {
+    return {
         "kind": source.kind, "source": str(source.path.resolve()), "written": written,
         "name": source.path.resolve().name,  # the heading (paths are relative to the page)
         "live": live, "viewer_version": __version__, "suite": suite,
@@ -179,14 +219,11 @@ def build_viewer(path: str | Path, out: str | Path | None = None, *, live: bool 
             "category": sorted({r[4] for r in rows}),
             "failure": sorted({r[8] for r in rows} - {""}),
         },
-        "warnings": _warnings(source, cases_by_run, thumbs),
+        "warnings": _warnings(source, cases.cases_by_run, thumbs),
         # a comparison writes its report.html right after its viewer
         "report": _rel(source.path / "report.html", out)
         if source.kind == "comparison" or (source.path / "report.html").is_file() else None,
     }
-    _put(root, data / "overview.js", "overview", overview)
-    _write(root, data / "stamp.json", json.dumps({"written": written, "n_cases": len(rows)}))
-    return out / "index.html"
 
 
 def writes_root(source: Path, out: Path) -> Path:
