@@ -11,7 +11,7 @@ import numpy as np
 
 from recallbench.world import furniture as fu
 from recallbench.world.kitchen import Placed
-from recallbench.world.layout import WALL_THICKNESS, Layout
+from recallbench.world.layout import WALL_THICKNESS, Layout, Room
 from recallbench.world.mjcf import rotate_xy
 from recallbench.world.slots import Slot, local_to_world
 from recallbench.world.styles import Style
@@ -63,67 +63,82 @@ def furnish(
 ) -> None:
     """Place each room's furniture (receptacles) clear of doorways, the kitchen run and each
     other, with a lane in front; appends them and their top surfaces to ``recs`` and ``slots``."""
-    world = spec.worldbody
     zones = _doorway_zones(layout)
-    counts: dict[str, int] = {}
     for room in layout.rooms:
         placed = [kitchen_block] if room.type == "kitchen" and kitchen_block else []
-        x0, y0, x1, y1 = room.bounds
-        inner = WALL_THICKNESS / 2 + 0.02
-        for kind in fu.ROOM_FURNITURE.get(room.type, ()):
-            w, d, h, wall = fu.SIZES[kind]
-            for _ in range(60):
-                if wall:
-                    side = int(rng.integers(0, 4))
-                    yaw = (0.0, math.pi / 2, math.pi, -math.pi / 2)[side]
-                    if side == 0:  # against the south wall, facing north
-                        pos = (rng.uniform(x0 + inner + w / 2, x1 - inner - w / 2), y0 + inner)
-                    elif side == 1:  # against the east wall, facing west
-                        pos = (x1 - inner, rng.uniform(y0 + inner + w / 2, y1 - inner - w / 2))
-                    elif side == 2:
-                        pos = (rng.uniform(x0 + inner + w / 2, x1 - inner - w / 2), y1 - inner)
-                    else:
-                        pos = (x0 + inner, rng.uniform(y0 + inner + w / 2, y1 - inner - w / 2))
-                else:
-                    cx, cy = room.center
-                    yaw = float(rng.choice([0.0, math.pi / 2]))
-                    dx, dy = rotate_xy(0, d / 2, yaw)
-                    pos = (cx + rng.uniform(-0.6, 0.6) - dx, cy + rng.uniform(-0.5, 0.5) - dy)
-                pos = (round(float(pos[0]), 4), round(float(pos[1]), 4))
-                fp = _footprint(kind, pos, yaw)
-                if fp[0] < x0 or fp[1] < y0 or fp[2] > x1 or fp[3] > y1:
-                    continue
-                # keep a 0.7 m lane in front of everything so the robot can reach it
-                lane = _footprint(kind, pos, yaw)
-                fdx, fdy = rotate_xy(0, 0.7, yaw)
-                lane = (
-                    min(lane[0], lane[0] + fdx),
-                    min(lane[1], lane[1] + fdy),
-                    max(lane[2], lane[2] + fdx),
-                    max(lane[3], lane[3] + fdy),
-                )
-                if any(_overlaps(fp, z) for z in zones):
-                    continue
-                if any(_overlaps(lane, p, 0.05) for p in placed):
-                    continue
-                placed.append(lane)
-                counts[kind] = counts.get(kind, 0) + 1
-                name = kind if kind.startswith(room.type) else f"{room.name}_{kind}"
-                if counts[kind] > 1:
-                    name = f"{name}_{counts[kind]}"
-                rec = fu.build(world, kind, name, room.name, (pos[0], pos[1], 0.0), yaw, st)
-                recs.append((rec, (pos[0], pos[1], 0.0), yaw))
-                c = local_to_world((pos[0], pos[1], 0.0), yaw, rec.top_local)
-                slots.append(
-                    Slot(
-                        "receptacle",
-                        name,
-                        room.name,
-                        c,
-                        yaw,
-                        rec.top_half,
-                        0.25 if kind != "shelf" else 0.18,
-                    )
-                )
-                break
-        counts.clear()
+        _furnish_room(spec.worldbody, rng, room, st, zones, placed, slots, recs)
+
+
+def _furnish_room(world: mujoco.MjsBody, rng: np.random.Generator, room: Room, st: Style,
+                  zones: list[Box], placed: list[Box], slots: list[Slot],
+                  recs: list[Placed]) -> None:
+    """Each of the room's furniture kinds at the first of 60 drawn poses that fits inside the
+    room, off the doorways, with its lane clear of what is already ``placed``; none if none fits."""
+    counts: dict[str, int] = {}  # per room: a second piece of a kind is named ..._2
+    for kind in fu.ROOM_FURNITURE.get(room.type, ()):
+        for _ in range(60):
+            pos, yaw = _draw_pose(rng, room, kind)
+            fp = _footprint(kind, pos, yaw)
+            x0, y0, x1, y1 = room.bounds
+            if fp[0] < x0 or fp[1] < y0 or fp[2] > x1 or fp[3] > y1:
+                continue
+            lane = _with_lane(fp, yaw)
+            if any(_overlaps(fp, z) for z in zones):
+                continue
+            if any(_overlaps(lane, p, 0.05) for p in placed):
+                continue
+            placed.append(lane)
+            counts[kind] = counts.get(kind, 0) + 1
+            name = kind if kind.startswith(room.type) else f"{room.name}_{kind}"
+            if counts[kind] > 1:
+                name = f"{name}_{counts[kind]}"
+            _build_piece(world, kind, name, room.name, pos, yaw, st, slots, recs)
+            break
+
+
+def _draw_pose(rng: np.random.Generator, room: Room,
+               kind: str) -> tuple[tuple[float, float], float]:
+    """One candidate (xy, yaw): against a random wall, facing in, or near the room's middle."""
+    w, d, _, wall = fu.SIZES[kind]
+    x0, y0, x1, y1 = room.bounds
+    inner = WALL_THICKNESS / 2 + 0.02
+    if wall:
+        side = int(rng.integers(0, 4))
+        yaw = (0.0, math.pi / 2, math.pi, -math.pi / 2)[side]
+        if side == 0:  # against the south wall, facing north
+            pos = (rng.uniform(x0 + inner + w / 2, x1 - inner - w / 2), y0 + inner)
+        elif side == 1:  # against the east wall, facing west
+            pos = (x1 - inner, rng.uniform(y0 + inner + w / 2, y1 - inner - w / 2))
+        elif side == 2:
+            pos = (rng.uniform(x0 + inner + w / 2, x1 - inner - w / 2), y1 - inner)
+        else:
+            pos = (x0 + inner, rng.uniform(y0 + inner + w / 2, y1 - inner - w / 2))
+    else:
+        cx, cy = room.center
+        yaw = float(rng.choice([0.0, math.pi / 2]))
+        dx, dy = rotate_xy(0, d / 2, yaw)
+        pos = (cx + rng.uniform(-0.6, 0.6) - dx, cy + rng.uniform(-0.5, 0.5) - dy)
+    return (round(float(pos[0]), 4), round(float(pos[1]), 4)), yaw
+
+
+def _with_lane(fp: Box, yaw: float) -> Box:
+    """The footprint grown by a 0.7 m lane in front, so the robot can reach the piece."""
+    fdx, fdy = rotate_xy(0, 0.7, yaw)
+    return (
+        min(fp[0], fp[0] + fdx),
+        min(fp[1], fp[1] + fdy),
+        max(fp[2], fp[2] + fdx),
+        max(fp[3], fp[3] + fdy),
+    )
+
+
+def _build_piece(world: mujoco.MjsBody, kind: str, name: str, room: str,
+                 pos: tuple[float, float], yaw: float, st: Style, slots: list[Slot],
+                 recs: list[Placed]) -> None:
+    """Add the piece to the world; record it and its top surface as a receptacle slot."""
+    rec = fu.build(world, kind, name, room, (pos[0], pos[1], 0.0), yaw, st)
+    recs.append((rec, (pos[0], pos[1], 0.0), yaw))
+    c = local_to_world((pos[0], pos[1], 0.0), yaw, rec.top_local)
+    slots.append(
+        Slot("receptacle", name, room, c, yaw, rec.top_half, 0.25 if kind != "shelf" else 0.18)
+    )
