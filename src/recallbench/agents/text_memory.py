@@ -258,6 +258,53 @@ class EmbeddingAnswerer:
         return info
 
 
+def _client_maker(cache_dir: str | Path | None, **settings: Any) -> Callable[[str], ChatClient]:
+    """A chat client per model id, each with the agent's request options; made only when a
+    captioner or answerer needs one."""
+    def client(model_id: str) -> ChatClient:
+        return ChatClient(ChatSettings(model=model_id, **settings), cache_dir=cache_dir)
+    return client
+
+
+def _make_captioner(
+    captioner: Captioner | Callable[[Chunk, FrameSource | None], str] | None,
+    vlm_model: str | None,
+    client: Callable[[str], ChatClient],
+    *,
+    caption_prompt: str | Path,
+    caption_max_words: int,
+    image_size: int | str | tuple[int, int] | None,
+    image_format: str,
+) -> Captioner:
+    """The given captioner (any callable), else the VLM client captioning with ``vlm_model``."""
+    if captioner is not None:
+        return as_captioner(captioner)
+    if not vlm_model:
+        raise ValueError(
+            "text-memory agent: give a captioner (captioner=module:Class; on generated "
+            "suites recallbench.agents.annotation_captions:AnnotationCaptioner) or a "
+            "model to caption with (model=NAME)")
+    return VLMCaptioner(
+        client(vlm_model),
+        prompt=caption_prompt,
+        max_words=caption_max_words,
+        image_size=image_size,
+        image_format=image_format,
+    )
+
+
+def _make_answerer(answerer: str, model: str | None, client: Callable[[str], ChatClient],
+                   answer_prompt: str | Path, embedder: Any) -> LLMAnswerer | EmbeddingAnswerer:
+    """``"llm"``: the chat model over the captions; ``"embedding"``: offline retrieval."""
+    if answerer == "llm":
+        if not model:
+            raise ValueError("text-memory agent: answerer 'llm' needs a model")
+        return LLMAnswerer(client(model), answer_prompt)
+    if answerer == "embedding":
+        return EmbeddingAnswerer(embedder)
+    raise ValueError(f"answerer must be 'llm' or 'embedding', got {answerer!r}")
+
+
 class TextMemoryAgent:
     """Frame selection from captions. ``answerer`` is ``"llm"`` (needs ``model``) or
     ``"embedding"`` (offline). Without a ``captioner`` the VLM client captions the chunks
@@ -294,45 +341,19 @@ class TextMemoryAgent:
         self.chunk_size = int(chunk_size)
         if self.chunk_size < 1:
             raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
-
-        def client(model_id: str) -> ChatClient:
-            settings = ChatSettings(
-                model=model_id, base_url=base_url, api_key_env=api_key_env,
-                temperature=temperature, max_tokens=max_tokens, timeout=timeout,
-                max_retries=max_retries, concurrency=concurrency, backoff_base=backoff_base,
-            )
-            return ChatClient(settings, cache_dir=cache_dir)
-
-        if captioner is None:
-            vlm_model = caption_model or model
-            if not vlm_model:
-                raise ValueError(
-                    "text-memory agent: give a captioner (captioner=module:Class; on generated "
-                    "suites recallbench.agents.annotation_captions:AnnotationCaptioner) or a "
-                    "model to caption with (model=NAME)")
-            captioner = VLMCaptioner(
-                client(vlm_model),
-                prompt=caption_prompt,
-                max_words=caption_max_words,
-                image_size=image_size,
-                image_format=image_format,
-            )
-        else:
-            captioner = as_captioner(captioner)
-        self.captioner: Captioner = captioner
+        client = _client_maker(
+            cache_dir, base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+            max_tokens=max_tokens, timeout=timeout, max_retries=max_retries,
+            concurrency=concurrency, backoff_base=backoff_base,
+        )
+        self.captioner: Captioner = _make_captioner(
+            captioner, caption_model or model, client, caption_prompt=caption_prompt,
+            caption_max_words=caption_max_words, image_size=image_size, image_format=image_format,
+        )
         # captions from the frames (a VLM) need the videos; captions from annotations do not
-        self.watches_video = isinstance(captioner, VLMCaptioner)
-
-        if answerer == "llm":
-            if not model:
-                raise ValueError("text-memory agent: answerer 'llm' needs a model")
-            self.answerer: LLMAnswerer | EmbeddingAnswerer = LLMAnswerer(
-                client(model), answer_prompt
-            )
-        elif answerer == "embedding":
-            self.answerer = EmbeddingAnswerer(embedder)
-        else:
-            raise ValueError(f"answerer must be 'llm' or 'embedding', got {answerer!r}")
+        self.watches_video = isinstance(self.captioner, VLMCaptioner)
+        self.answerer: LLMAnswerer | EmbeddingAnswerer = _make_answerer(
+            answerer, model, client, answer_prompt, embedder)
         self.model = model
         # Captions are per video, not per question: compute once, share across threads.
         self._captions: dict[tuple, list[tuple[Chunk, str]]] = {}
