@@ -151,7 +151,26 @@ def load_episode(directory: str | Path) -> EpisodeAnnotations:
     directory = Path(directory)
     frames = _load_npz(directory / "frames.npz", text=("time",))
     ann = _load_npz(directory / "annotations.npz")
-    ent_path = directory / "entities.json"
+    entities = _load_entities(directory / "entities.json")
+    _check_shapes(directory, frames, ann, len(entities))
+    events = _load_events(directory / "events.json")
+    return EpisodeAnnotations(
+        pose=frames["pose"].astype(np.float32),
+        times=[str(t) for t in frames["time"]],
+        entities=entities,
+        distance=ann["distance"].astype(np.float32),
+        angle=ann["angle"].astype(np.float32),
+        coverage=ann["coverage"].astype(np.float32),
+        in_room=ann["in_room"].astype(bool),
+        start_distance=ann["start_distance"].astype(np.float32),
+        entity_distance=ann["entity_distance"].astype(np.float32),
+        interactions=[(e["start"], e["end"]) for e in events] if events is not None else None,
+        events=events,
+    )
+
+
+def _load_entities(ent_path: Path) -> list[Entity]:
+    """entities.json: a list of {id, kind, category?, name?, attributes?}."""
     if not ent_path.is_file():
         raise InputError(ent_path, None, "entities file not found")
     raw = read_json(ent_path)
@@ -172,10 +191,16 @@ def load_episode(directory: str | Path) -> EpisodeAnnotations:
                 attributes=dict(e.get("attributes") or {}),
             )
         )
+    return entities
+
+
+def _check_shapes(directory: Path, frames: dict[str, np.ndarray], ann: dict[str, np.ndarray],
+                  num_e: int) -> None:
+    """Every array present, per frame (F) and per entity (E) as the schema says."""
     for key in ("pose", "time"):
         if key not in frames:
             raise InputError(directory / "frames.npz", key, "missing array")
-    num_f, num_e = frames["pose"].shape[0], len(entities)
+    num_f = frames["pose"].shape[0]
     if frames["pose"].shape != (num_f, 3):
         raise InputError(directory / "frames.npz", "pose", "expected shape (F, 3)")
     shapes = {
@@ -193,30 +218,21 @@ def load_episode(directory: str | Path) -> EpisodeAnnotations:
             raise InputError(
                 directory / "annotations.npz", key, f"shape {ann[key].shape}, expected {shape}"
             )
-    events = None
-    ev_path = directory / "events.json"
-    if ev_path.is_file():
-        events = read_json(ev_path)
-        if not isinstance(events, list) or not all(
-            isinstance(e, dict)
-            and isinstance(e.get("start"), int)
-            and isinstance(e.get("end"), int)
-            for e in events
-        ):
-            raise InputError(ev_path, None, "expected a list of {start, end, ...} events")
-    return EpisodeAnnotations(
-        pose=frames["pose"].astype(np.float32),
-        times=[str(t) for t in frames["time"]],
-        entities=entities,
-        distance=ann["distance"].astype(np.float32),
-        angle=ann["angle"].astype(np.float32),
-        coverage=ann["coverage"].astype(np.float32),
-        in_room=ann["in_room"].astype(bool),
-        start_distance=ann["start_distance"].astype(np.float32),
-        entity_distance=ann["entity_distance"].astype(np.float32),
-        interactions=[(e["start"], e["end"]) for e in events] if events is not None else None,
-        events=events,
-    )
+
+
+def _load_events(ev_path: Path) -> list[dict] | None:
+    """events.json if the episode has one: a list of {start, end, ...} frame spans."""
+    if not ev_path.is_file():
+        return None
+    events = read_json(ev_path)
+    if not isinstance(events, list) or not all(
+        isinstance(e, dict)
+        and isinstance(e.get("start"), int)
+        and isinstance(e.get("end"), int)
+        for e in events
+    ):
+        raise InputError(ev_path, None, "expected a list of {start, end, ...} events")
+    return events
 
 
 def save_episode(directory: str | Path, ann: EpisodeAnnotations) -> Path:
