@@ -153,3 +153,44 @@ def test_arriving_the_robot_faces_its_target_and_steps_closer_but_not_too_close(
         assert APPROACH_MIN <= left <= max(APPROACH_MIN, 0.56 / math.tan(math.radians(50))) + 0.25
         assert left <= float(np.hypot(*(face - np.array(start[:2])))) + 1e-9
         assert grid.is_navigable(pose[:2])
+
+
+def test_the_wait_after_a_place_holds_the_put_down_object_centred_and_either_side():
+    """A put-down object is a target from its placement on: the wait after a place gives it
+    three offered frames up close (the focus and a turn step either side), not two off-centre."""
+    from recallbench.generate.findingdory_look import look_offsets
+
+    stops = look_offsets({}, np.zeros(3), "place")
+    assert stops == [-1, 0, 1]
+    actions = look_actions(stops, capacity(stops, 41), back=True)
+    heads = _headings(actions)
+    held = [h for a, h in zip(actions, heads, strict=True) if a is WAIT]
+    assert held.count(0) == held.count(1) == held.count(-1) == 41
+    assert 0 not in look_offsets({}, np.zeros(3), "pick")  # the pick's object is no target yet
+
+
+def test_stepping_in_may_leave_at_an_angle_when_straight_ahead_overshoots():
+    """From 0.55 m a straight 0.25 m step would end at 0.30 m, closer than allowed, so the old
+    close-in stopped at 0.55 m; a step 40-60 deg off the bearing ends about 0.4 m away, where a
+    tabletop object fills ~1.35x the frame."""
+    import math
+
+    from recallbench.generate.findingdory_plan import APPROACH_MIN, _close_in
+    from recallbench.world.navgrid import NavGrid
+    from recallbench.world.navigation import apply_discrete
+
+    nav = np.ones((80, 80), dtype=bool)
+    nav[:, 50:] = False  # the table's inflated footprint from x = 2.5 m on
+    grid = NavGrid(nav, (0.0, 0.0), 0.05, 0.2)
+    face = np.array([2.8, 2.0])
+    start = np.array([2.25, 2.0, 0.0])
+    actions: list[int] = []
+    pose = _close_in(grid, start, face, 0.85, actions)
+    replay = start.copy()
+    for a in actions:
+        replay = apply_discrete(grid, replay, DiscreteAction(a))
+    assert np.allclose(replay, pose)
+    left = float(np.hypot(*(face - pose[:2])))
+    assert APPROACH_MIN <= left <= 0.45
+    bearing = math.atan2(face[1] - pose[1], face[0] - pose[0]) - pose[2]
+    assert abs((bearing + math.pi) % (2 * math.pi) - math.pi) <= math.radians(5) + 1e-9

@@ -32,11 +32,13 @@ from typing import Any
 import numpy as np
 
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
+from recallbench.generate.frame_readability import (  # the generator checks views with these
+    IN_VIEW,
+    ONE_COLOUR,
+    dominant_colour_share,
+)
 
 NEAR_IDENTICAL = 2.0  # mean absolute difference, 0..255 levels
-ONE_COLOUR = 0.8  # share of a frame in one colour cube
-COLOUR_BIN = 16  # levels per bin; a colour cube is 2 bins a side
-IN_VIEW = 0.001  # share of the frame an instance must cover to be in view
 SMALL_SIDE = 32  # px: a target smaller than SMALL_SIDE x SMALL_SIDE is small
 READABILITY_FILE = "readability.json"  # generate/frame_readability.py writes it
 BLOCK = 8  # px: block means bound the difference from below, to skip most exact pairs
@@ -84,19 +86,6 @@ def near_identical(frames: Sequence[np.ndarray]) -> np.ndarray:
                 out[i] = out[j] = True
                 break
     return out
-
-
-def dominant_colour_share(frame: np.ndarray) -> float:
-    """The largest share of ``frame``'s pixels inside one colour cube (2 x 2 x 2 bins)."""
-    levels = 256 // COLOUR_BIN
-    q = (frame.reshape(-1, 3) // COLOUR_BIN).astype(np.int32)
-    hist = np.bincount((q[:, 0] * levels + q[:, 1]) * levels + q[:, 2],
-                       minlength=levels**3).reshape(levels, levels, levels)
-    cube = np.pad(hist, ((0, 1), (0, 1), (0, 1)))
-    cube = cube[:-1] + cube[1:]  # a 2-wide box sum along each axis
-    cube = cube[:, :-1] + cube[:, 1:]
-    cube = cube[:, :, :-1] + cube[:, :, 1:]
-    return float(cube.max() / len(q))
 
 
 Sources = dict[str, tuple[Path, list[int]]]  # day -> (video, the frames of it offered)

@@ -23,8 +23,9 @@ import numpy as np
 
 from recallbench.generate.findingdory_acting import DayActor, FrameSink, settle
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-from recallbench.generate.findingdory_look import capacity, look_offsets
+from recallbench.generate.findingdory_look import capacity, look_offsets, readable_stops
 from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, Planner, plan_day
+from recallbench.generate.findingdory_views import ViewCheck
 from recallbench.world.env import HomeEnv
 
 # The clock: each day starts near 06:00 (minutes after midnight) and lasts 1.5 to 13 hours,
@@ -242,29 +243,41 @@ def _wait_kind(legs: list[Leg], slot: tuple[int, str]) -> str:
     return kind if (kind == "pick") == (side == "before") else "room"
 
 
+Stops = dict[tuple[int, str], tuple[list[int], bool]]  # per wait slot: headings, turn back
+
+
 def _wait_stops(meta: dict, legs: list[Leg], slot: tuple[int, str], pose: np.ndarray,
-                ) -> tuple[list[int], bool]:
-    """The headings a wait holds, and whether it turns back to where it started (all but the
-    day's last wait: the next leg was planned from that pose)."""
-    return look_offsets(meta, pose, _wait_kind(legs, slot)), slot[0] != len(legs) - 1
+                check: ViewCheck | None = None) -> tuple[list[int], bool]:
+    """The headings a wait holds (those ``check`` finds readable), and whether it turns back
+    to where it started (all but the day's last wait: the next leg was planned from that
+    pose)."""
+    stops = look_offsets(meta, pose, _wait_kind(legs, slot))
+    if check is not None:
+        stops = readable_stops(stops, lambda s: check.readable(pose, s))
+    return stops, slot[0] != len(legs) - 1
 
 
-def wait_caps(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs) -> dict[tuple[int, str], int]:
+def plan_waits(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs,
+               ) -> tuple[dict[tuple[int, str], int], Stops]:
     """Per wait slot, the frames it can fill holding no heading for a whole stride of the
-    offered frames (so no two offered frames of one wait show the same view)."""
+    offered frames (so no two offered frames of one wait show the same view), and the
+    headings it holds: those whose view is readable (``findingdory_views``), planned from
+    the pose the slot's leg ends at."""
     hold = max(1, (knobs.steps - 1) // max(1, knobs.subsample - 1) - 1)
-    caps = {}
+    check = ViewCheck(env)
+    caps, stops = {}, {}
     for slot in [(-1, "after")] + [(i, side) for i in range(len(legs))
                                    for side in ("before", "after")]:
         pose = env.base_pose() if slot[0] < 0 else legs[slot[0]].end
         assert pose is not None  # the planner measured every leg
-        stops, back = _wait_stops(env.world_meta, legs, slot, pose)
-        caps[slot] = capacity(stops, hold, back)
-    return caps
+        stops[slot] = _wait_stops(env.world_meta, legs, slot, pose, check)
+        caps[slot] = capacity(stops[slot][0], hold, stops[slot][1])
+    return caps, stops
 
 
 def _act(actor: DayActor, legs: list[Leg], idle: dict[tuple[int, str], int],
-         caps: dict[tuple[int, str], int]) -> tuple[list[Interaction], list[dict]]:
+         caps: dict[tuple[int, str], int], stops: Stops,
+         ) -> tuple[list[Interaction], list[dict]]:
     """Drive and handle every leg with its waits; the interactions and visits done.
 
     Arm phases usually take fewer frames than planned (their estimate is an upper bound),
@@ -284,7 +297,7 @@ def _act(actor: DayActor, legs: list[Leg], idle: dict[tuple[int, str], int],
         elif n > 0:
             n += slack if slack < 0 else min(slack, max(0, caps.get(slot, n) - n))
         if n > 0:
-            actor.wait(n, *_wait_stops(meta, legs, slot, actor.env.base_pose()))
+            actor.wait(n, *stops[slot])
 
     wait((-1, "after"))
     for i, leg in enumerate(legs):
@@ -329,11 +342,11 @@ def run_day(
     legs, spare = _fit(Planner(env), plan_day(env, knobs, rng), knobs.steps)
     # a look lasts at least 1.5 strides of the subsampled video, so it shows in an offered frame
     floor = math.ceil(1.5 * knobs.steps / knobs.subsample)
-    caps = wait_caps(env, legs, knobs)
+    caps, stops = plan_waits(env, legs, knobs)
     idle = idle_schedule(legs, spare, rng, floor, caps)
     actor = DayActor(env, knobs, sink)
     actor.record()  # frame 0: the robot at its start pose
-    interactions, visits = _act(actor, legs, idle, caps)
+    interactions, visits = _act(actor, legs, idle, caps, stops)
     actor.idle(knobs.steps - actor.frame)  # what the rounding left over
     actor.replay()
     poses = np.array(actor.poses, dtype=np.float32)

@@ -14,6 +14,7 @@ acted (their capacity shapes the idle schedule) and are the same actions when ac
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -21,10 +22,14 @@ from recallbench.benchmarks.findingdory.ground_truth import room_of
 from recallbench.world.navigation import DiscreteAction
 
 TURN = math.radians(10.0)  # FindingDory's turn step
-FOCUS_PAN = {"pick": 2, "revisit": 2, "place": 1}  # turn steps either side of the focus: a
-# receptacle stays in view at +-20 deg; a put-down object (half the 43 deg view off-centre at
-# 20 deg) only at +-10 deg. The focus itself is not held: the arm's first and last frames of a
-# pick or place, below the camera's view, show what a hold there would
+# Headings (turn steps from the focus the robot faces) held while waiting at a pick, place or
+# revisit. A put-down object is a question's target from its placement on, so the wait after a
+# place holds it centred and a turn step either side (off-centre by half the 43 deg view at
+# 20 deg, it would leave the frame); its three holds are three offered frames of it up close. A
+# pick's object is no target before it is put down, so the wait before a pick pans over the
+# receptacle and its neighbours (a receptacle stays in view at +-20 deg) and leaves the focus to
+# the arm's first frames, which show it.
+FOCUS_STOPS = {"pick": [-2, -1, 1, 2], "place": [-1, 0, 1], "revisit": [-2, -1, 0, 1, 2]}
 ROOM_SPAN = 12  # turn steps either side of the arrival heading a rest may look at (+-120 deg)
 WAIT = None  # a frame the robot holds still
 
@@ -50,11 +55,24 @@ def look_offsets(meta: dict, pose: np.ndarray, kind: str) -> list[int]:
     """Headings worth holding during a wait after (or before) a leg of ``kind``: a pan across
     the focus the robot faces (picks, places, revisits), else the room's furniture (each piece
     also a turn step either side)."""
-    if kind in FOCUS_PAN:
-        pan = FOCUS_PAN[kind]
-        return [s for s in range(-pan, pan + 1) if s]
+    if kind in FOCUS_STOPS:
+        return list(FOCUS_STOPS[kind])
     # a piece of furniture still fills the view one turn step either side of it
     return sorted({s + d for s in room_offsets(meta, pose) for d in (-1, 0, 1)}) or [0]
+
+
+def readable_stops(stops: list[int], readable: Callable[[int], bool],
+                   span: int = ROOM_SPAN) -> list[int]:
+    """The stops whose view ``readable`` accepts (``findingdory_views.ViewCheck``); when it
+    accepts none, the nearest accepted heading on each side within ``span`` turn steps (the
+    robot looks past a shelf front filling its view up close, or a bare wall); when there is
+    none either, the stops as they were."""
+    kept = [s for s in stops if readable(s)]
+    if kept:
+        return kept
+    near = [next((side * k for k in range(1, span + 1) if readable(side * k)), None)
+            for side in (-1, 1)]
+    return [s for s in near if s is not None] or stops
 
 
 def _path(stops: list[int], back: bool) -> list[int]:
@@ -113,4 +131,4 @@ def look_actions(stops: list[int], frames: int, back: bool = True) -> list[Discr
     return out
 
 
-__all__ = ["WAIT", "capacity", "look_actions", "look_offsets", "room_offsets"]
+__all__ = ["WAIT", "capacity", "look_actions", "look_offsets", "readable_stops", "room_offsets"]

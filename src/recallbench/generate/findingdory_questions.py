@@ -143,7 +143,10 @@ def instructions(
         order = [tasks[int(i)] for i in rng.permutation(len(tasks))]
         taken = 0
         while taken < quota and any(picked[t] < per_template and ranked[t] for t in tasks):
-            for t in order:
+            open_ = [t for t in order if picked[t] < per_template and ranked[t]]
+            # a task whose instances all repeat an answer waits while another has a fresh one
+            fresh = [t for t in open_ if any(keys[t][i] not in answers for i in ranked[t])]
+            for t in fresh or open_:
                 if picked[t] < per_template and ranked[t] and taken < quota:
                     i = _fresh_first(keys[t], tiers[t], ranked[t], answers)
                     ranked[t].remove(i)

@@ -34,9 +34,14 @@ import numpy as np
 READABILITY_FILE = "readability.json"
 READABILITY_VERSION = 1
 SHEET_SCALE = 2  # offered frames kept for the contact sheets at 1/2 of the video's size
+# The readability audit's definitions (audit/readability.py reads them from here: the generator
+# checks the views a wait may hold with them too)
+ONE_COLOUR = 0.8  # share of a frame in one colour cube
+COLOUR_BIN = 16  # levels per bin; a colour cube is 2 bins a side
+IN_VIEW = 0.001  # share of the frame an instance must cover to be in view
 
 
-def _instances(env: Any) -> tuple[list[tuple[str, str]], np.ndarray]:
+def instances(env: Any) -> tuple[list[tuple[str, str]], np.ndarray]:
     """(name, kind) per instance, and per geom its instance index (-1: none). An object inside
     a receptacle's subtree (none today) counts as the object: objects are assigned last."""
     from recallbench.world.render import subtree_bodies
@@ -52,6 +57,20 @@ def _instances(env: Any) -> tuple[list[tuple[str, str]], np.ndarray]:
         body_inst[model.body(o["body_name"]).id] = len(named)
         named.append((o["name"], "object"))
     return named, body_inst[model.geom_bodyid]
+
+
+def dominant_colour_share(frame: np.ndarray) -> float:
+    """The largest share of ``frame``'s pixels inside one colour cube (2 x 2 x 2 bins)."""
+    levels = 256 // COLOUR_BIN
+    q = (frame.reshape(-1, 3) // COLOUR_BIN).astype(np.int32)
+    hist = np.bincount((q[:, 0] * levels + q[:, 1]) * levels + q[:, 2],
+                       minlength=levels**3).reshape(levels, levels, levels)
+    cube = np.pad(hist, ((0, 1), (0, 1), (0, 1)))
+    cube = cube[:-1] + cube[1:]  # a 2-wide box sum along each axis
+    cube = cube[:, :-1] + cube[:, 1:]
+    cube = cube[:, :, :-1] + cube[:, :, 1:]
+    return float(cube.max() / len(q))
+
 
 
 def textured_geoms(model: Any) -> np.ndarray:
@@ -86,7 +105,7 @@ class OfferedFrames:
     masks: dict[int, np.ndarray] = field(default_factory=dict)  # instance index + 1, 0: none
 
     def __post_init__(self) -> None:
-        self.names, self._geom_inst = _instances(self.env)
+        self.names, self._geom_inst = instances(self.env)
         self._textured = textured_geoms(self.env.model)
         self._last: tuple[int, np.ndarray] | None = None  # (frame, rgb) measured last
 
