@@ -58,6 +58,9 @@ def _wrap(text: str, width: int) -> list[str]:
     return [*lines, line] if line else lines
 
 
+Row = tuple[dict, dict, list[int]]  # (test, its subtask, the frames to show)
+
+
 def render_strip(scenario: str | Path, out: str | Path | None = None,
                  cameras: tuple[str, ...] = STRIP_CAMERAS, per_probe: int = 6,
                  thumb: int = 160) -> Path:
@@ -72,6 +75,16 @@ def render_strip(scenario: str | Path, out: str | Path | None = None,
             raise InputError(p, None, "file is missing")
     spec = json.loads(spec_path.read_text())
     tasks = json.loads(sub_path.read_text())["tasks"]
+    rows = _probe_rows(spec_path, spec, tasks, per_probe)
+    decoded = _decode(root, cameras, rows, thumb)
+    sheet = _draw_sheet(root.name, spec, rows, decoded, cameras, per_probe, thumb)
+    out_path = Path(out) if out is not None else root / "strip.png"
+    sheet.save(out_path)
+    return out_path
+
+
+def _probe_rows(spec_path: Path, spec: dict, tasks: list[dict], per_probe: int) -> list[Row]:
+    """Each find_target probe with its subtask and the frames to show."""
     rows = []
     for i, test in enumerate(spec.get("tests", [])):
         if test.get("task", "find_target") != "find_target":
@@ -88,6 +101,12 @@ def render_strip(scenario: str | Path, out: str | Path | None = None,
         rows.append((test, tasks[k], frames))
     if not rows:
         raise InputError(spec_path, "tests", "no find_target probe to show")
+    return rows
+
+
+def _decode(root: Path, cameras: tuple[str, ...], rows: list[Row],
+            thumb: int) -> dict[tuple[str, int], np.ndarray]:
+    """Every shown frame of every camera, as a thumb x thumb image, decoded once."""
     wanted = sorted({f for _, _, frames in rows for f in frames})
     decoded = {}
     for cam in cameras:
@@ -96,6 +115,13 @@ def render_strip(scenario: str | Path, out: str | Path | None = None,
             raise InputError(video, None, "video file is missing")
         got = VideoFrames(video, wanted, stamp=False, size=(thumb, thumb)).frames()
         decoded.update({(cam, f): img for f, img in zip(wanted, got, strict=True)})
+    return decoded
+
+
+def _draw_sheet(title: str, spec: dict, rows: list[Row],
+                decoded: dict[tuple[str, int], np.ndarray], cameras: tuple[str, ...],
+                per_probe: int, thumb: int) -> Image.Image:
+    """The heading, then per probe its caption on the left and its frames along the row."""
     font, small = _font(15), _font(13)
     row_h = len(cameras) * (thumb + PAD) + PAD + 18
     header = 28
@@ -103,20 +129,14 @@ def render_strip(scenario: str | Path, out: str | Path | None = None,
     sheet = Image.new("RGB", (width, header + row_h * len(rows)), (250, 250, 250))
     draw = ImageDraw.Draw(sheet)
     others = [t for t in spec["tests"] if t.get("task") == "find_distractor"]
-    draw.text((PAD, 6), f"{root.name}  ({', '.join(cameras)}; {len(rows)} find_target, "
+    draw.text((PAD, 6), f"{title}  ({', '.join(cameras)}; {len(rows)} find_target, "
               f"{len(others)} "
               f"find_distractor probes)", fill=(0, 0, 0), font=font)
     for r, (test, task, frames) in enumerate(rows):
         y = header + r * row_h
         draw.line([(0, y), (width, y)], fill=(180, 180, 180))
-        fx = test["fixture"]
-        question = test.get("instruction") or PROBE.format(category=test["category"])
-        lines = [f"Q: {question}",
-                 f"A: {fx['name']} ({fx['type']})", "",
-                 f"task {test['subtask']}: {task['instruction']}",
-                 f"frames {task['start_frame']}-{task['end_frame'] - 1}"]
         ty = y + PAD
-        for line in lines:
+        for line in _caption(test, task):
             for part in _wrap(line, 38):
                 draw.text((PAD, ty), part, fill=(0, 0, 0), font=small)
                 ty += 16
@@ -125,6 +145,14 @@ def render_strip(scenario: str | Path, out: str | Path | None = None,
             for c, cam in enumerate(cameras):
                 sheet.paste(Image.fromarray(decoded[(cam, f)]), (x, y + PAD + c * (thumb + PAD)))
             draw.text((x + 2, y + row_h - 18), f"frame {f}", fill=(0, 0, 0), font=small)
-    out_path = Path(out) if out is not None else root / "strip.png"
-    sheet.save(out_path)
-    return out_path
+    return sheet
+
+
+def _caption(test: dict, task: dict) -> list[str]:
+    """A probe's caption lines: the question, the answer fixture, the subtask it shows."""
+    fx = test["fixture"]
+    question = test.get("instruction") or PROBE.format(category=test["category"])
+    return [f"Q: {question}",
+            f"A: {fx['name']} ({fx['type']})", "",
+            f"task {test['subtask']}: {task['instruction']}",
+            f"frames {task['start_frame']}-{task['end_frame'] - 1}"]
