@@ -202,9 +202,24 @@ def score_case(
     checked = check_indices(positions, len(offered), case.num_targets, scoring=scoring)
     out = _blank_row(case, checked.failure)
     out["parse_error"] = parse_error
+    _score_hl(out, case, checked.positions, offered, scoring)
+    out["exact_acc"], out["relaxed_acc"] = _offline_accuracy(case, positions, offered, scoring)
+    # the per-frame annotations' metrics need the episode and the case's sub-goals
+    annotated = episode if case.subgoals is not None else None
+    if annotated is not None:
+        _score_annotated(out, case, annotated, checked.positions, offered, scoring)
+    ll = record.get("ll")
+    if ll is not None:
+        _score_ll(out, case, ll, annotated, scoring)
+    return out
+
+
+def _score_hl(out: dict[str, Any], case: QACase, positions: list[int] | None,
+              offered: list[int], scoring: Scoring) -> None:
+    """HL-SR of the checked answer, and why it failed (into ``out``)."""
     frames = (
-        answer_space_frames(case, checked.positions, offered)
-        if checked.positions is not None
+        answer_space_frames(case, positions, offered)
+        if positions is not None
         else None
     )
     if frames is not None:
@@ -212,53 +227,50 @@ def score_case(
         if out["hl_sr"] == 0.0:
             out["failure"] = ("no_valid_frame_offered" if _unanswerable(case, offered)
                               else "misidentification")
-    out["exact_acc"], out["relaxed_acc"] = _offline_accuracy(case, positions, offered, scoring)
 
-    annotated = episode is not None and case.subgoals is not None
-    if annotated:
-        assert episode is not None
-        cands = _candidates(case, episode)
-        orig = [int(offered[p]) for p in checked.positions] if checked.positions else None
-        sc: Check = "sc_official" if scoring == "official" else "sc"
-        checks: tuple[tuple[str, Check], ...] = (("dtg_sr", "dtg"), ("sc_sr", sc))
-        for name, check in checks:
-            out[name] = (
-                float(_annotated_success(orig, cands, episode, check, case.ordered, scoring))
-                if orig is not None
-                else 0.0
-            )
-        if _spl_defined(case, scoring):
-            frame = orig[0] if orig else None
-            out["hl_spl"] = _hl_spl(frame, cands[0], episode, bool(out["hl_sr"]), scoring)
-    ll = record.get("ll")
-    if ll is not None:
-        if scoring == "official" and not out["hl_sr"]:
-            # The official task STOPs at the start pose when HL fails, and that STOP never
-            # satisfies a goal.
-            if annotated:
-                assert episode is not None
-                ll = _start_verdict(case, episode)
-            else:
-                ll = {**ll, "success": False}
-        success = bool(ll.get("success"))
-        out["ll_sr"] = float(success)
-        out["ll_failure"] = ll_failure_mode(
-            success=success,
-            steps=int(ll.get("steps", 0)),
-            stopped=bool(ll.get("stopped", False)),
-            target_in_view=bool(ll.get("target_in_view", False)),
-            stop_distance=float(ll.get("stop_distance", math.inf)),
+
+def _score_annotated(out: dict[str, Any], case: QACase, episode: EpisodeAnnotations,
+                     positions: list[int] | None, offered: list[int], scoring: Scoring) -> None:
+    """DTG-SR, SC-SR and HL-SPL of the checked answer's frames, from the annotations."""
+    cands = _candidates(case, episode)
+    orig = [int(offered[p]) for p in positions] if positions else None
+    sc: Check = "sc_official" if scoring == "official" else "sc"
+    checks: tuple[tuple[str, Check], ...] = (("dtg_sr", "dtg"), ("sc_sr", sc))
+    for name, check in checks:
+        out[name] = (
+            float(_annotated_success(orig, cands, episode, check, case.ordered, scoring))
+            if orig is not None
+            else 0.0
         )
-        if annotated:
-            assert episode is not None
-            shortest = shortest_path_length(
-                episode.start_distance,
-                episode.entity_distance,
-                _candidates(case, episode),
-                ordered=case.ordered,
-            )
-            out["ll_spl"] = ll_spl(success, shortest, float(ll.get("path_length", math.nan)))
-    return out
+    if _spl_defined(case, scoring):
+        frame = orig[0] if orig else None
+        out["hl_spl"] = _hl_spl(frame, cands[0], episode, bool(out["hl_sr"]), scoring)
+
+
+def _score_ll(out: dict[str, Any], case: QACase, ll: dict[str, Any],
+              episode: EpisodeAnnotations | None, scoring: Scoring) -> None:
+    """LL-SR, its failure mode and (with annotations) LL-SPL of the recorded rollout."""
+    if scoring == "official" and not out["hl_sr"]:
+        # The official task STOPs at the start pose when HL fails, and that STOP never
+        # satisfies a goal.
+        ll = _start_verdict(case, episode) if episode is not None else {**ll, "success": False}
+    success = bool(ll.get("success"))
+    out["ll_sr"] = float(success)
+    out["ll_failure"] = ll_failure_mode(
+        success=success,
+        steps=int(ll.get("steps", 0)),
+        stopped=bool(ll.get("stopped", False)),
+        target_in_view=bool(ll.get("target_in_view", False)),
+        stop_distance=float(ll.get("stop_distance", math.inf)),
+    )
+    if episode is not None:
+        shortest = shortest_path_length(
+            episode.start_distance,
+            episode.entity_distance,
+            _candidates(case, episode),
+            ordered=case.ordered,
+        )
+        out["ll_spl"] = ll_spl(success, shortest, float(ll.get("path_length", math.nan)))
 
 
 def _blank_row(case: QACase, failure: str | None) -> dict[str, Any]:
