@@ -132,7 +132,7 @@ def test_arriving_the_robot_faces_its_target_and_steps_closer_but_not_too_close(
     23 deg off-centre; the robot now turns to it and steps in while that gains ground."""
     import math
 
-    from recallbench.generate.findingdory_plan import APPROACH_MIN, _close_in
+    from recallbench.generate.findingdory_dry_runs import APPROACH_MIN, _close_in
     from recallbench.world.navgrid import NavGrid
     from recallbench.world.navigation import apply_discrete
 
@@ -175,7 +175,7 @@ def test_stepping_in_may_leave_at_an_angle_when_straight_ahead_overshoots():
     tabletop object fills ~1.35x the frame."""
     import math
 
-    from recallbench.generate.findingdory_plan import APPROACH_MIN, _close_in
+    from recallbench.generate.findingdory_dry_runs import APPROACH_MIN, _close_in
     from recallbench.world.navgrid import NavGrid
     from recallbench.world.navigation import apply_discrete
 

@@ -6,12 +6,12 @@ world's magic grasp to pick and place. Every action is one frame of the head-cam
 frames (the robot waits) fill the day up to ``steps`` frames.
 
 The plan is made first (``findingdory_plan``: which object goes where, when the robot wanders,
-revisits, and where it walks after its last chore), its length in steps is measured by dry runs,
-and the spare steps are spread as idle time: looking at a receptacle before picking from it,
-looking at an object just put down, and resting in rooms between chores. The clock does not run
-linearly: each day starts near 06:00, lasts its own number of hours and changes pace from
-stretch to stretch (``day_clock``), so a frame's index does not tell its time; every frame
-keeps its true time of day.
+revisits, and where it walks after its last chore), its length in steps is measured by dry runs
+(``findingdory_dry_runs``), and the spare steps are spread as idle time: looking at a receptacle
+before picking from it, looking at an object just put down, and resting in rooms between chores.
+The clock does not run linearly: each day starts near 06:00, lasts its own number of hours and
+changes pace from stretch to stretch (``day_clock``), so a frame's index does not tell its time;
+every frame keeps its true time of day.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from recallbench.generate.findingdory_acting import DayActor, FrameSink, settle
+from recallbench.generate.findingdory_dry_runs import Planner
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.generate.findingdory_look import capacity, look_offsets, readable_stops
-from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, Planner, plan_day
+from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, plan_day
 from recallbench.generate.findingdory_views import ViewCheck
 from recallbench.world.env import HomeEnv
 
