@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from recallbench.agents.text_memory import CaptionError, Chunk
+from recallbench.agents.captioning import CaptionError, Chunk
 from recallbench.benchmarks.findingdory.protocol import FrameSource
 
 MAX_SEEN = 6  # entities named per chunk, most visible first (captions stay short)
