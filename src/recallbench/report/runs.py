@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from recallbench.benchmarks.registry import get_benchmark
-from recallbench.benchmarks.seam import ScoreInput
+from recallbench.benchmarks.seam import Benchmark, ScoreInput
 from recallbench.errors import InputError
 from recallbench.io import write_json_atomic
 from recallbench.report.aggregate import metric_summary, summarize
@@ -71,10 +71,7 @@ def score_run(
     counts them either way). What the runner already put in summary.json (e.g. SceneMem's
     scenario errors and per-group counts) is kept; the scores are added to it."""
     run_dir = Path(run_dir)
-    if not (run_dir / "manifest.json").is_file():
-        raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
-    manifest = read_manifest(run_dir)
-    bench = get_benchmark(manifest.get("benchmark"), run_dir / "manifest.json")
+    manifest, bench = _open_run(run_dir)
     scoring = scoring or manifest.get("scoring") or "published"
     # in key order: scores (the bootstrap draws) and warnings must not depend on which case
     # finished first, i.e. on the workers or the executor
@@ -86,6 +83,28 @@ def score_run(
     unrecorded = _missing(bench.score(replace(given, subset=False)) if subset else rows)
     metrics = bench.metric_names(bench.suite_of(manifest))
     seed = run_seed(manifest) if seed is None else seed
+    _add_scores(summary, bench, rows, metrics, seed)
+    summary.update(_run_facts(manifest, bench, scoring, rows, unrecorded, subset, metrics, seed))
+    failed = [(key, cause) for key, record in records.items()
+              if (cause := bench.no_answer(record)) is not None]
+    summary["no_answer"] = len(failed)
+    summary["warnings"] = run_warnings(summary, failed)
+    write_json_atomic(run_dir / SUMMARY, finite(summary))
+    return summary
+
+
+def _open_run(run_dir: Path) -> tuple[dict[str, Any], Benchmark]:
+    """The run's manifest and the benchmark it names; InputError if ``run_dir`` is no run."""
+    if not (run_dir / "manifest.json").is_file():
+        raise InputError(run_dir / "manifest.json", None, "not a run directory (no manifest)")
+    manifest = read_manifest(run_dir)
+    bench = get_benchmark(manifest.get("benchmark"), run_dir / "manifest.json")
+    return manifest, bench
+
+
+def _add_scores(summary: dict[str, Any], bench: Benchmark, rows: list[dict[str, Any]],
+                metrics: tuple[str, ...], seed: int) -> None:
+    """Put the bootstrapped scores and the benchmark's count figures into ``summary``."""
     scores = summarize(rows, metrics, na_reasons=bench.na_reasons, seed=seed,
                        slices=tuple(bench.slices))
     for key, value in scores.items():  # each group keeps the runner's counts beside its scores
@@ -95,7 +114,13 @@ def score_run(
     for name, what in bench.figures.items():  # counts, not rates: never a % column
         summary[name] = {**metric_summary([r.get(name) for r in rows], reason=what, seed=seed),
                          "what": what}
-    summary.update(
+
+
+def _run_facts(manifest: dict[str, Any], bench: Benchmark, scoring: str,
+               rows: list[dict[str, Any]], unrecorded: int, subset: bool,
+               metrics: tuple[str, ...], seed: int) -> dict[str, Any]:
+    """What was scored, how and on how many cases: the summary's fields beside the scores."""
+    return dict(
         benchmark=bench.name,
         scoring=scoring,
         agent=manifest.get("agent") or (manifest.get("config") or {}).get("policy"),
@@ -112,12 +137,6 @@ def score_run(
         slices=list(bench.slices),
         bootstrap_seed=seed,
     )
-    failed = [(key, cause) for key, record in records.items()
-              if (cause := bench.no_answer(record)) is not None]
-    summary["no_answer"] = len(failed)
-    summary["warnings"] = run_warnings(summary, failed)
-    write_json_atomic(run_dir / SUMMARY, finite(summary))
-    return summary
 
 
 def _missing(rows: list[dict[str, Any]]) -> int:
