@@ -145,44 +145,22 @@ def _positive_int(row: dict[str, Any], key: str, path: Path, rid: str) -> int | 
 def parse_row(
     row: Any, path: Path, position: int, *, generated: bool = False, trusted: bool = False
 ) -> QACase:
-    if not isinstance(row, dict):
-        raise InputError(path, f"row #{position}", "expected an object")
-    if "id" not in row:
-        raise InputError(path, f"row #{position}: id", "missing")
-    rid = str(row["id"])
+    rid = _row_id(row, path, position)
     question = _require(row, "question", str, path, rid)
     answer = _parse_answer(row.get("answer"), path, rid) if "answer" in row else None
     if answer is None:
         raise InputError(path, f"row {rid}: answer", "missing")
-    low = _require(row, "low_level_category", str, path, rid)
-    if low not in CATEGORY_GROUP:
-        raise InputError(path, f"row {rid}: low_level_category", f"unknown category {low!r}")
-    high = row.get("high_level_category", CATEGORY_GROUP[low])
-    if high != CATEGORY_GROUP[low]:
-        raise InputError(
-            path,
-            f"row {rid}: high_level_category",
-            f"{high!r} does not contain category {low!r} (expected {CATEGORY_GROUP[low]!r})",
-        )
+    low, high = _parse_categories(row, path, rid)
     ep_id = str(_require(row, "ep_id", (str, int), path, rid))
     _check_ep_id(ep_id, path, rid)
-    video = row.get("video")
-    if video is not None and not isinstance(video, str):
-        raise InputError(path, f"row {rid}: video", "expected a path string")
-    if video:
-        _check_video_path(video, path, rid, trusted)
+    video = _parse_video(row, path, rid, trusted)
     ni = row.get("num_interactions")
     if ni is not None and (not isinstance(ni, int) or isinstance(ni, bool)):
         raise InputError(path, f"row {rid}: num_interactions", "expected an integer")
     ordered = row.get("ordered", is_ordered(low))
     if not isinstance(ordered, bool):
         raise InputError(path, f"row {rid}: ordered", "expected true or false")
-    if "answer_frames" in row:
-        answer_frames = row["answer_frames"]
-        if answer_frames is not None and (not isinstance(answer_frames, int) or answer_frames < 1):
-            raise InputError(path, f"row {rid}: answer_frames", "expected null or a positive int")
-    else:
-        answer_frames = None if generated else PUBLIC_ANSWER_FRAMES
+    answer_frames = _parse_answer_frames(row, path, rid, generated)
     subgoals = _parse_subgoals(row.get("subgoals"), answer, path, rid)
     if not is_multi_goal(low) and len(answer) != 1:
         raise InputError(path, f"row {rid}: answer", "single-goal task with several answer lists")
@@ -206,6 +184,51 @@ def parse_row(
         subgoals=subgoals,
         num_frames=num_frames,
     )
+
+
+def _row_id(row: Any, path: Path, position: int) -> str:
+    """The row's id as text; the row must be an object that has one."""
+    if not isinstance(row, dict):
+        raise InputError(path, f"row #{position}", "expected an object")
+    if "id" not in row:
+        raise InputError(path, f"row #{position}: id", "missing")
+    return str(row["id"])
+
+
+def _parse_categories(row: dict[str, Any], path: Path, rid: str) -> tuple[str, str]:
+    """(low-level, high-level) category: a known low one, and the group that contains it."""
+    low = _require(row, "low_level_category", str, path, rid)
+    if low not in CATEGORY_GROUP:
+        raise InputError(path, f"row {rid}: low_level_category", f"unknown category {low!r}")
+    high = row.get("high_level_category", CATEGORY_GROUP[low])
+    if high != CATEGORY_GROUP[low]:
+        raise InputError(
+            path,
+            f"row {rid}: high_level_category",
+            f"{high!r} does not contain category {low!r} (expected {CATEGORY_GROUP[low]!r})",
+        )
+    return low, high
+
+
+def _parse_video(row: dict[str, Any], path: Path, rid: str, trusted: bool) -> str | None:
+    """The row's video path, if any: a string that stays inside the suite unless trusted."""
+    video = row.get("video")
+    if video is not None and not isinstance(video, str):
+        raise InputError(path, f"row {rid}: video", "expected a path string")
+    if video:
+        _check_video_path(video, path, rid, trusted)
+    return video
+
+
+def _parse_answer_frames(row: dict[str, Any], path: Path, rid: str, generated: bool) -> int | None:
+    """Frames the answer indices count in: the row's (null or a positive int), else the
+    published K for a public row (PUBLIC_ANSWER_FRAMES) and None for a generated one."""
+    if "answer_frames" in row:
+        answer_frames = row["answer_frames"]
+        if answer_frames is not None and (not isinstance(answer_frames, int) or answer_frames < 1):
+            raise InputError(path, f"row {rid}: answer_frames", "expected null or a positive int")
+        return answer_frames
+    return None if generated else PUBLIC_ANSWER_FRAMES
 
 
 def _parse_subgoals(
