@@ -34,7 +34,6 @@ def model_footprints(
 
     d = _posed_copy(model, data)
     ignored = _ignored_bodies(model, ignore_body_prefixes, ignore_free_bodies)
-    G = mujoco.mjtGeom
     floors: list[Footprint] = []
     obstacles: list[Footprint] = []
     infinite: list[str] = []
@@ -46,35 +45,58 @@ def model_footprints(
         rot = d.geom_xmat[g].reshape(3, 3)
         size = model.geom_size[g]
         is_floor = bool(floor_geom_prefix) and name.startswith(floor_geom_prefix)
-        if gtype == G.mjGEOM_PLANE:
-            if not is_floor:
-                continue
-            if size[0] <= 0 or size[1] <= 0:
-                infinite.append(name)  # no extent to rasterise; finite floors define the plan
-                continue
-            corners = np.array([[sx, sy, 0.0] for sx in (-1, 1) for sy in (-1, 1)]) * [
-                size[0],
-                size[1],
-                0.0,
-            ]
-            floors.append(Footprint(hull=(pos + corners @ rot.T)[:, :2], name=name))
+        if gtype == mujoco.mjtGeom.mjGEOM_PLANE:  # planes are never obstacles
+            if is_floor:
+                plane = _plane_footprint(pos, rot, size, name)
+                if plane is None:
+                    infinite.append(name)  # no extent to rasterise; finite floors define the plan
+                else:
+                    floors.append(plane)
             continue
         if ignored[model.geom_bodyid[g]] and not is_floor:
             continue
-        if gtype in (G.mjGEOM_SPHERE, G.mjGEOM_CAPSULE, G.mjGEOM_CYLINDER):
-            fp, zext = _round_footprint(gtype, pos, rot, size, name)
-        else:
-            fp, zext, pos = _box_footprint(model.geom_aabb[g], pos, rot, name)
+        fp, zext, pos = _solid_footprint(gtype, model.geom_aabb[g], pos, rot, size, name)
         if is_floor:
             floors.append(fp)
         elif pos[2] + zext >= zlo and pos[2] - zext <= zhi:
             obstacles.append(fp)
+    _check_finite_floor(floors, infinite)
+    return floors, obstacles
+
+
+def _plane_footprint(pos: np.ndarray, rot: np.ndarray, size: np.ndarray, name: str
+                     ) -> Footprint | None:
+    """A finite plane's rectangle in xy; None for an infinite plane (a half-size <= 0)."""
+    if size[0] <= 0 or size[1] <= 0:
+        return None
+    corners = np.array([[sx, sy, 0.0] for sx in (-1, 1) for sy in (-1, 1)]) * [
+        size[0],
+        size[1],
+        0.0,
+    ]
+    return Footprint(hull=(pos + corners @ rot.T)[:, :2], name=name)
+
+
+def _solid_footprint(gtype: int, aabb: np.ndarray, pos: np.ndarray, rot: np.ndarray,
+                     size: np.ndarray, name: str) -> tuple[Footprint, float, np.ndarray]:
+    """Any geom but a plane: its footprint, its vertical half-extent and the world centre
+    that extent is about (a round shape's own position, a bounding box's centre)."""
+    import mujoco
+
+    G = mujoco.mjtGeom
+    if gtype in (G.mjGEOM_SPHERE, G.mjGEOM_CAPSULE, G.mjGEOM_CYLINDER):
+        fp, zext = _round_footprint(gtype, pos, rot, size, name)
+        return fp, zext, pos
+    return _box_footprint(aabb, pos, rot, name)
+
+
+def _check_finite_floor(floors: list[Footprint], infinite: list[str]) -> None:
+    """ValueError when the only floor geoms are infinite planes: the plan has no extent."""
     if not floors and infinite:
         raise ValueError(
             f"floor geom(s) {infinite} are infinite planes and no finite floor geom exists: "
             "give the floor a size"
         )
-    return floors, obstacles
 
 
 def _posed_copy(model: mujoco.MjModel, data: mujoco.MjData) -> mujoco.MjData:
