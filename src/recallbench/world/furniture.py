@@ -166,50 +166,17 @@ def build(
     top = (0.0, d / 2, h)
     half = (w / 2 - 0.08, d / 2 - 0.08)
     if kind in ("coffee_table", "dining_table", "kitchen_table"):
-        box(body, f"{name}_top_g", (0, d / 2, h - 0.02), (w / 2, d / 2, 0.02), wood,
-            material=MAT_WOOD)
-        _legs(body, w, d, h, wood, material=MAT_WOOD)
-        if kind == "dining_table":
-            for sx in (-0.45, 0.45):
-                for sy, back in ((-0.35, -1), (d + 0.35, 1)):
-                    c = (sx, sy, 0)
-                    box(body, None, (c[0], c[1], 0.45), (0.2, 0.2, 0.025), wood, material=MAT_WOOD)
-                    box(body, None, (c[0], c[1] + back * 0.18, 0.7), (0.2, 0.02, 0.25), wood,
-                        material=MAT_WOOD)
-                    geom(body, None, CYL, (0.02, 0.21), (c[0], c[1], 0.21), wood)
+        _table(body, name, kind, w, d, h, wood)
     elif kind == "sofa":
         top, half = _sofa(body, name, w, d, st)
     elif kind == "bed":
         top, half = _bed(body, name, w, d, st)
     elif kind == "shelf":
-        for sx in (-1, 1):
-            box(body, None, (sx * (w / 2 - 0.015), d / 2, h / 2), (0.015, d / 2, h / 2), wood,
-                material=MAT_WOOD)
-        box(body, None, (0, 0.01, h / 2), (w / 2, 0.01, h / 2), wood, material=MAT_WOOD)
-        for z in (0.05, 0.45, 0.85, 1.25, h - 0.015):
-            box(body, None, (0, d / 2, z), (w / 2, d / 2, 0.015), wood, material=MAT_WOOD)
-        top, half = (0.0, d / 2, 0.865), (w / 2 - 0.08, d / 2 - 0.07)
+        top, half = _shelf(body, w, d, h, wood)
     elif kind == "tv_stand":
-        box(body, f"{name}_body", (0, d / 2, h / 2), (w / 2, d / 2, h / 2), wood, material=MAT_WOOD)
-        box(body, f"{name}_tv", (0, 0.1, h + 0.4), (0.6, 0.025, 0.35), (0.03, 0.03, 0.03, 1))
-        box(body, None, (0, 0.1, h + 0.03), (0.1, 0.06, 0.03), (0.1, 0.1, 0.1, 1))
-        top, half = (0.0, d / 2 + 0.08, h), (w / 2 - 0.1, d / 2 - 0.14)
+        top, half = _tv_stand(body, name, w, d, h, wood)
     else:  # nightstand, dresser, sideboard, vanity: closed cabinets with a top
-        color = st.cabinet if kind == "vanity" else wood
-        cab_mat = None if kind == "vanity" else MAT_WOOD
-        box(body, f"{name}_body", (0, d / 2, h / 2), (w / 2, d / 2, h / 2), color, material=cab_mat)
-        rows = 2 if kind in ("nightstand", "vanity") else 3
-        for k in range(rows):
-            z = h * (k + 0.5) / rows
-            box(body, None, (0, d + 0.002, z), (w / 2 - 0.02, 0.002, h / rows / 2 - 0.015), color,
-                material=cab_mat)
-            box(body, None, (0, d + 0.02, z), (0.06, 0.012, 0.01), st.accent)
-        if kind == "vanity":
-            box(body, None, (0, d / 2, h + 0.015), (w / 2, d / 2, 0.015), st.counter)
-            box(
-                body, None, (0, 0.01, h + 0.5), (w / 2 - 0.1, 0.01, 0.3), (0.75, 0.85, 0.9, 1)
-            )  # mirror
-            top = (0.0, d / 2, h + 0.03)
+        top = _cabinet(body, name, kind, w, d, h, st)
     site = body.add_site(
         name=f"{name}_top",
         pos=r4((top[0], top[1], top[2] + 0.05)),
@@ -219,6 +186,67 @@ def build(
         group=4,
     )
     return ReceptacleInfo(name, kind, room, body.name, site.name, top, half)
+
+
+def _table(body: mujoco.MjsBody, name: str, kind: str, w: float, d: float, h: float,
+           wood: Vec) -> None:
+    """A table: top and four legs; a dining table also gets its chairs (seat, back, post)."""
+    box(body, f"{name}_top_g", (0, d / 2, h - 0.02), (w / 2, d / 2, 0.02), wood,
+        material=MAT_WOOD)
+    _legs(body, w, d, h, wood, material=MAT_WOOD)
+    if kind == "dining_table":
+        for sx in (-0.45, 0.45):
+            for sy, back in ((-0.35, -1), (d + 0.35, 1)):
+                c = (sx, sy, 0)
+                box(body, None, (c[0], c[1], 0.45), (0.2, 0.2, 0.025), wood, material=MAT_WOOD)
+                box(body, None, (c[0], c[1] + back * 0.18, 0.7), (0.2, 0.02, 0.25), wood,
+                    material=MAT_WOOD)
+                geom(body, None, CYL, (0.02, 0.21), (c[0], c[1], 0.21), wood)
+
+
+def _shelf(body: mujoco.MjsBody, w: float, d: float, h: float, wood: Vec
+           ) -> tuple[tuple[float, float, float], tuple[float, float]]:
+    """An open shelf: sides, back and five boards. Returns the surface objects go on (the
+    third board: centre, half extents)."""
+    for sx in (-1, 1):
+        box(body, None, (sx * (w / 2 - 0.015), d / 2, h / 2), (0.015, d / 2, h / 2), wood,
+            material=MAT_WOOD)
+    box(body, None, (0, 0.01, h / 2), (w / 2, 0.01, h / 2), wood, material=MAT_WOOD)
+    for z in (0.05, 0.45, 0.85, 1.25, h - 0.015):
+        box(body, None, (0, d / 2, z), (w / 2, d / 2, 0.015), wood, material=MAT_WOOD)
+    return (0.0, d / 2, 0.865), (w / 2 - 0.08, d / 2 - 0.07)
+
+
+def _tv_stand(body: mujoco.MjsBody, name: str, w: float, d: float, h: float, wood: Vec
+              ) -> tuple[tuple[float, float, float], tuple[float, float]]:
+    """A TV stand with the TV on its foot at the back. Returns the top surface in front of
+    the TV (centre, half extents)."""
+    box(body, f"{name}_body", (0, d / 2, h / 2), (w / 2, d / 2, h / 2), wood, material=MAT_WOOD)
+    box(body, f"{name}_tv", (0, 0.1, h + 0.4), (0.6, 0.025, 0.35), (0.03, 0.03, 0.03, 1))
+    box(body, None, (0, 0.1, h + 0.03), (0.1, 0.06, 0.03), (0.1, 0.1, 0.1, 1))
+    return (0.0, d / 2 + 0.08, h), (w / 2 - 0.1, d / 2 - 0.14)
+
+
+def _cabinet(body: mujoco.MjsBody, name: str, kind: str, w: float, d: float, h: float,
+             st: Style) -> tuple[float, float, float]:
+    """A closed cabinet (nightstand, dresser, sideboard, vanity): body, drawer fronts and
+    handles; a vanity also gets a counter top and a mirror. Returns the top surface's centre."""
+    color = st.cabinet if kind == "vanity" else st.wood
+    cab_mat = None if kind == "vanity" else MAT_WOOD
+    box(body, f"{name}_body", (0, d / 2, h / 2), (w / 2, d / 2, h / 2), color, material=cab_mat)
+    rows = 2 if kind in ("nightstand", "vanity") else 3
+    for k in range(rows):
+        z = h * (k + 0.5) / rows
+        box(body, None, (0, d + 0.002, z), (w / 2 - 0.02, 0.002, h / rows / 2 - 0.015), color,
+            material=cab_mat)
+        box(body, None, (0, d + 0.02, z), (0.06, 0.012, 0.01), st.accent)
+    if kind == "vanity":
+        box(body, None, (0, d / 2, h + 0.015), (w / 2, d / 2, 0.015), st.counter)
+        box(
+            body, None, (0, 0.01, h + 0.5), (w / 2 - 0.1, 0.01, 0.3), (0.75, 0.85, 0.9, 1)
+        )  # mirror
+        return (0.0, d / 2, h + 0.03)
+    return (0.0, d / 2, h)
 
 
 __all__ = ["SIZES", "ROOM_FURNITURE", "ReceptacleInfo", "build", "STATIC"]
