@@ -268,36 +268,13 @@ def outcome(
     cands = [[episode.entity_index(e) for e in sub] for sub in case.subgoals]
     n = len(cands)
     d = pend.drive
-    met: list[set[int]] = []
-    fail_at: int | None = None
-    for k, row in enumerate(rows[: len(d.stops)]):
-        met.append({g for g, c in enumerate(cands) if check.satisfied[row, c].any()})
-        # a prefix of stops must still admit distinct sub-goals (ordered: stop i <-> sub-goal i)
-        if not _prefix_ok(met, n, case.ordered, scoring):
-            fail_at = k
-            break
+    met, fail_at = _met_by_stops(cands, check, rows[: len(d.stops)], case.ordered, scoring)
     success = fail_at is None and not d.timed_out and len(d.stops) == n and d.error is None
     # The official STOP after a failed HL never sets does_want_intermediate_stop, which every
     # goal predicate is ANDed with (pddl_predicate.py): it fails wherever the robot stands.
     success = success and pend.note != OFFICIAL_HL_FAILED
-    if fail_at is not None:
-        stop = d.stops[fail_at]
-        row, steps, walked, stopped = rows[fail_at], stop.steps, stop.walked, True
-        k = fail_at
-    elif d.timed_out:
-        row, steps, walked, stopped, k = rows[-1], d.steps, d.walked, False, len(d.stops)
-    else:  # success, or fewer stops than sub-goals (no usable answer / a policy error)
-        last = len(d.stops) - 1
-        row = rows[last] if last >= 0 else rows[-1]
-        steps, walked, stopped, k = d.steps, d.walked, True, max(last, 0)
-    # The sub-goals the failing (or last) stop was meant for: its own in order, else the open ones.
-    if case.ordered:
-        targets = cands[min(k, n - 1)]
-    else:
-        done = set().union(*met[:k]) if k else set()
-        targets = [e for g, c in enumerate(cands) if g not in done for e in c] or [
-            e for c in cands for e in c
-        ]
+    row, steps, walked, stopped, k = _judged_stop(d, rows, fail_at)
+    targets = _stop_targets(cands, met, k, case.ordered)
     dist = float(np.min(check.distance[row, targets])) if targets else math.inf
     out: dict[str, Any] = {
         "success": bool(success),
@@ -319,6 +296,46 @@ def outcome(
     if d.error:
         out["policy_error"] = d.error
     return out
+
+
+def _met_by_stops(cands: list[list[int]], check: LiveCheck, rows: list[int], ordered: bool,
+                  scoring: Scoring) -> tuple[list[set[int]], int | None]:
+    """Per stop (``rows[k]`` its row in ``check``), the sub-goals it satisfies, up to the first
+    stop after which no success is possible; (met, that stop's index or None)."""
+    met: list[set[int]] = []
+    for k, row in enumerate(rows):
+        met.append({g for g, c in enumerate(cands) if check.satisfied[row, c].any()})
+        # a prefix of stops must still admit distinct sub-goals (ordered: stop i <-> sub-goal i)
+        if not _prefix_ok(met, len(cands), ordered, scoring):
+            return met, k
+    return met, None
+
+
+def _judged_stop(d: Drive, rows: list[int], fail_at: int | None
+                 ) -> tuple[int, int, float, bool, int]:
+    """The pose the record is about: (its row, steps, path walked, stopped, stop index) of the
+    failing stop, else the drive's end when it timed out, else the last stop."""
+    if fail_at is not None:
+        stop = d.stops[fail_at]
+        return rows[fail_at], stop.steps, stop.walked, True, fail_at
+    if d.timed_out:
+        return rows[-1], d.steps, d.walked, False, len(d.stops)
+    # success, or fewer stops than sub-goals (no usable answer / a policy error)
+    last = len(d.stops) - 1
+    row = rows[last] if last >= 0 else rows[-1]
+    return row, d.steps, d.walked, True, max(last, 0)
+
+
+def _stop_targets(cands: list[list[int]], met: list[set[int]], k: int, ordered: bool
+                  ) -> list[int]:
+    """The sub-goals stop ``k`` (the failing or last one) was meant for: its own in order,
+    else the ones still open (all of them when none is)."""
+    if ordered:
+        return cands[min(k, len(cands) - 1)]
+    done = set().union(*met[:k]) if k else set()
+    return [e for g, c in enumerate(cands) if g not in done for e in c] or [
+        e for c in cands for e in c
+    ]
 
 
 def _prefix_ok(met: list[set[int]], n: int, ordered: bool, scoring: Scoring) -> bool:
