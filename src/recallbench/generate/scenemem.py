@@ -28,7 +28,7 @@ import os
 import shutil
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,11 @@ from recallbench.generate.fingerprint import scenemem_fingerprint
 from recallbench.generate.recorder import SCENEMEM_VIEWS, TRAJECTORY_FILE
 from recallbench.generate.scenemem_day import AttemptFailed, Day
 from recallbench.io import write_json_atomic
+
+if TYPE_CHECKING:  # imported lazily where used (MuJoCo, the video encoder)
+    from recallbench.generate.recorder import FrameRecorder
+    from recallbench.world.builder import BuiltWorld
+    from recallbench.world.env import HomeEnv
 
 GENERATOR_VERSION = 2  # 2: PandaOmron pace, 1,500-step probes, the day ends somewhere random
 FPS = 20
@@ -246,44 +251,17 @@ def _write_env(env: Any, root: Path, layout: int, style: int, knobs: ScenememKno
 
 def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnobs
              ) -> dict[str, Any]:
-    from recallbench.generate.recorder import FrameRecorder
-    from recallbench.world.builder import build_world
-    from recallbench.world.env import PANDAOMRON_ARM_STEP, HomeEnv
-    from recallbench.world.skills import Oracle
-
+    """One try at scenario ``index`` in ``tmp``: draw the world, record the day, write the
+    files, verify the probes; the generation summary, or AttemptFailed."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, index, attempt]))
-    layout, style = draw_world(rng, knobs.rooms)
-    kind = "kitchen" if knobs.rooms == 1 else "home"
-    n_default = 10 if kind == "kitchen" else 16
-    n_objects = n_default + knobs.distractors
-    built = build_world(layout, style, kind, n_objects)
-    env = HomeEnv(layout, style, kind, n_objects=n_objects, xml=built.xml, world_meta=built.meta,
-                  arm_step=PANDAOMRON_ARM_STEP)
-    if len(built.meta["rooms"]) != knobs.rooms:
-        env.close()
-        raise AttemptFailed(f"layout {layout} has {len(built.meta['rooms'])} rooms, not "
-                            f"{knobs.rooms}")
+    layout, style, kind, built, env = _open_world(rng, knobs)
     item_seed = int(rng.integers(0, 2**31 - 1))
-    size = (knobs.size, knobs.size)
     try:
-        with FrameRecorder(tmp / "videos", SCENEMEM_VIEWS, size, FPS) as rec:
-            oracle = Oracle(env, on_step=rec.capture, on_event=lambda r: rec.note(
-                r.skill, success=r.success, start_frame=r.start_frame, detail=r.detail))
-            day = Day(env, oracle, np.random.default_rng(item_seed), knobs)
-            day.run()
-            tests = candidate_probes(day, knobs.max_steps)
-            frames = rec.frames
+        day, tests, frames, rec = _record_day(env, tmp, knobs, item_seed)
         if not tests:
             raise AttemptFailed("no probe candidates")
         name = scenario_name(index, layout, style, item_seed)
-        write_json_atomic(tmp / "videos" / "subtasks.json", {
-            "fps": FPS, "num_frames": frames, "frame_convention":
-            "frame i shows the state after control step i+1; segments are [start, end)",
-            "tasks": [t.to_dict(i) for i, t in enumerate(day.tasks)],
-            "events": rec.events,  # every skill (navigate included) as it ended
-        })
-        np.save(tmp / "videos" / "base_poses.npy", np.round(rec.pose_array(), 6))
-        rec.save_trajectory(tmp / "videos" / TRAJECTORY_FILE)  # for LeRobot exports
+        _write_videos_meta(tmp, rec, day, frames)
         _write_env(env, tmp, layout, style, knobs, index, seed)
     finally:
         env.close()
@@ -310,6 +288,57 @@ def _attempt(tmp: Path, index: int, seed: int, attempt: int, knobs: ScenememKnob
     tasks_json = json.loads((tmp / "videos" / "subtasks.json").read_text())["tasks"]
     summary["fingerprint"] = scenemem_fingerprint(summary, objects, tasks_json)  # leakage key
     return summary
+
+
+def _open_world(rng: np.random.Generator, knobs: ScenememKnobs
+                ) -> tuple[int, int, str, BuiltWorld, HomeEnv]:
+    """Draw the attempt's world and open it: (layout, style, kind, built world, env).
+    AttemptFailed (the env closed) if the layout has another number of rooms than asked."""
+    from recallbench.world.builder import build_world
+    from recallbench.world.env import PANDAOMRON_ARM_STEP, HomeEnv
+
+    layout, style = draw_world(rng, knobs.rooms)
+    kind = "kitchen" if knobs.rooms == 1 else "home"
+    n_default = 10 if kind == "kitchen" else 16
+    n_objects = n_default + knobs.distractors
+    built = build_world(layout, style, kind, n_objects)
+    env = HomeEnv(layout, style, kind, n_objects=n_objects, xml=built.xml, world_meta=built.meta,
+                  arm_step=PANDAOMRON_ARM_STEP)
+    if len(built.meta["rooms"]) != knobs.rooms:
+        env.close()
+        raise AttemptFailed(f"layout {layout} has {len(built.meta['rooms'])} rooms, not "
+                            f"{knobs.rooms}")
+    return layout, style, kind, built, env
+
+
+def _record_day(env: HomeEnv, tmp: Path, knobs: ScenememKnobs, item_seed: int
+                ) -> tuple[Day, list[dict[str, Any]], int, FrameRecorder]:
+    """The oracle does the day while the three views are recorded into ``tmp/videos``:
+    (day, probe candidates, frames recorded, the closed recorder)."""
+    from recallbench.generate.recorder import FrameRecorder
+    from recallbench.world.skills import Oracle
+
+    size = (knobs.size, knobs.size)
+    with FrameRecorder(tmp / "videos", SCENEMEM_VIEWS, size, FPS) as rec:
+        oracle = Oracle(env, on_step=rec.capture, on_event=lambda r: rec.note(
+            r.skill, success=r.success, start_frame=r.start_frame, detail=r.detail))
+        day = Day(env, oracle, np.random.default_rng(item_seed), knobs)
+        day.run()
+        tests = candidate_probes(day, knobs.max_steps)
+        frames = rec.frames
+    return day, tests, frames, rec
+
+
+def _write_videos_meta(tmp: Path, rec: FrameRecorder, day: Day, frames: int) -> None:
+    """Beside the videos: subtasks.json (tasks and events), base_poses.npy, the trajectory."""
+    write_json_atomic(tmp / "videos" / "subtasks.json", {
+        "fps": FPS, "num_frames": frames, "frame_convention":
+        "frame i shows the state after control step i+1; segments are [start, end)",
+        "tasks": [t.to_dict(i) for i, t in enumerate(day.tasks)],
+        "events": rec.events,  # every skill (navigate included) as it ended
+    })
+    np.save(tmp / "videos" / "base_poses.npy", np.round(rec.pose_array(), 6))
+    rec.save_trajectory(tmp / "videos" / TRAJECTORY_FILE)  # for LeRobot exports
 
 
 def _count(items: list[dict[str, Any]], key: str) -> dict[str, int]:
