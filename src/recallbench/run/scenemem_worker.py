@@ -26,7 +26,7 @@ from recallbench.benchmarks.scenemem.backend import (
 from recallbench.benchmarks.scenemem.defaults import DEFAULT_MAX_STEPS
 from recallbench.benchmarks.scenemem.policy import load_policy_class
 from recallbench.benchmarks.scenemem.rollout import run_rollout
-from recallbench.benchmarks.scenemem.spec import Scenario, load_scenario
+from recallbench.benchmarks.scenemem.spec import Scenario, TestSpec, load_scenario
 from recallbench.benchmarks.scenemem.success import Thresholds
 from recallbench.errors import InputError, SuiteRefusal, shorten
 from recallbench.seeding import seed_globals
@@ -99,7 +99,35 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
     root = payload["scenario_dir"]
     if root in _bad:
         return {"scenario_error": _bad[root]}
-    policy, policy_error = None, None
+    policy, policy_error = _payload_policy(payload)
+    try:
+        scenario, test = _scenario_test(root, payload)
+    except InputError as exc:  # the spec itself is bad: a scenario error
+        _bad[root] = str(exc)
+        return {"scenario_error": str(exc)}
+    max_steps = payload.get("max_steps") or test.max_steps or DEFAULT_MAX_STEPS
+    if root in _env_failed:
+        return _failed(_env_failed[root], max_steps)
+    try:
+        env = _started_env(scenario, payload)
+    except SuiteRefusal as exc:  # the suite asked for what data may not do: refused whole
+        _bad[root] = str(exc)
+        return {"scenario_error": str(exc)}
+    except Exception as exc:
+        return _env_failure(exc, root, scenario, max_steps)
+    if policy_error is not None:
+        return _failed(policy_error, max_steps)
+    thresholds = Thresholds(**payload.get("thresholds", {}))
+    outcome = run_rollout(env, policy, scenario, test, max_steps, thresholds,
+                          observation_only=bool(payload.get("observation_only")))
+    lost = policy.server_lost if isinstance(policy, ServedPolicy) else None
+    if lost:
+        return {"policy_server_lost": lost}
+    return _finite({**outcome.to_dict(), "max_steps": max_steps})
+
+
+def _payload_policy(payload: dict[str, Any]) -> tuple[Any, str | None]:
+    """(the payload's policy, None), or (None, why its constructor failed)."""
     try:
         policy = _policy(
             payload["policy"],
@@ -110,50 +138,46 @@ def run_test(payload: dict[str, Any]) -> dict[str, Any]:
             bool(payload.get("trust_policy")),
         )
     except PolicyConstructionError as exc:
-        policy_error = str(exc)
-    try:
-        scenario = _scenarios.get(root) or load_scenario(
-            root, payload.get("env_factory"), bool(payload.get("trust_suite"))
-        )
-        _scenarios[root] = scenario
-        test = scenario.test(payload["test_id"])
-    except InputError as exc:  # the spec itself is bad: a scenario error
-        _bad[root] = str(exc)
-        return {"scenario_error": str(exc)}
-    max_steps = payload.get("max_steps") or test.max_steps or DEFAULT_MAX_STEPS
-    if root in _env_failed:
-        return _failed(_env_failed[root], max_steps)
-    try:
-        seed_globals(payload["seed"])
-        env = _scenario_env(scenario, payload.get("camera_obs", True))
-        if hasattr(env, "rng") and isinstance(env.rng, np.random.Generator):
-            env.rng = np.random.default_rng(payload["seed"])  # robosuite's placement sampler
-        load_start(env, scenario)
-        check_against_model(env, scenario)
-    except SuiteRefusal as exc:  # the suite asked for what data may not do: refused whole
-        _bad[root] = str(exc)
-        return {"scenario_error": str(exc)}
-    except Exception as exc:
-        # The spec parsed but the env could not be built or loaded: each of the scenario's
-        # tests is recorded as failed with this error, so the totals stay true.
-        if not isinstance(exc, InputError):
-            traceback.print_exc()  # the full trace goes to the run folder's workers.log
-        if isinstance(exc, InputError):
-            msg = f"env loading failed: {exc}"
-        else:
-            msg = f"{root}: env loading failed: {type(exc).__name__}: {exc} (see workers.log)"
-        _env_failed[root] = shorten(msg, 2000)
-        _env.pop(str(scenario.root), None)
-        return _failed(_env_failed[root], max_steps)
-    if policy_error is not None:
-        return _failed(policy_error, max_steps)
-    thresholds = Thresholds(**payload.get("thresholds", {}))
-    outcome = run_rollout(env, policy, scenario, test, max_steps, thresholds,
-                          observation_only=bool(payload.get("observation_only")))
-    lost = policy.server_lost if isinstance(policy, ServedPolicy) else None
-    if lost:
-        return {"policy_server_lost": lost}
-    return _finite({**outcome.to_dict(), "max_steps": max_steps})
+        return None, str(exc)
+    return policy, None
+
+
+def _scenario_test(root: str, payload: dict[str, Any]) -> tuple[Scenario, TestSpec]:
+    """The scenario at ``root`` (loaded once per worker) and the payload's test in it;
+    InputError when its spec is bad."""
+    scenario = _scenarios.get(root) or load_scenario(
+        root, payload.get("env_factory"), bool(payload.get("trust_suite"))
+    )
+    _scenarios[root] = scenario
+    return scenario, scenario.test(payload["test_id"])
+
+
+def _started_env(scenario: Scenario, payload: dict[str, Any]) -> Any:
+    """The scenario's env, every generator reseeded from the test's seed, at the start state
+    by the card's load (checked against the model)."""
+    seed_globals(payload["seed"])
+    env = _scenario_env(scenario, payload.get("camera_obs", True))
+    if hasattr(env, "rng") and isinstance(env.rng, np.random.Generator):
+        env.rng = np.random.default_rng(payload["seed"])  # robosuite's placement sampler
+    load_start(env, scenario)
+    check_against_model(env, scenario)
+    return env
+
+
+def _env_failure(exc: Exception, root: str, scenario: Scenario, max_steps: int
+                 ) -> dict[str, Any]:
+    """The spec parsed but the env could not be built or loaded: each of the scenario's
+    tests is recorded as failed with this error, so the totals stay true. Called while
+    ``exc`` is being handled (its trace goes to the run folder's workers.log)."""
+    if not isinstance(exc, InputError):
+        traceback.print_exc()  # the full trace goes to the run folder's workers.log
+    if isinstance(exc, InputError):
+        msg = f"env loading failed: {exc}"
+    else:
+        msg = f"{root}: env loading failed: {type(exc).__name__}: {exc} (see workers.log)"
+    _env_failed[root] = shorten(msg, 2000)
+    _env.pop(str(scenario.root), None)
+    return _failed(_env_failed[root], max_steps)
 
 
 def _finite(value: Any) -> Any:
