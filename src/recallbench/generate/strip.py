@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from recallbench.errors import InputError, UsageError
-from recallbench.generate.scenemem import PROBE
+from recallbench.generate.scenemem_probes import PROBE
 from recallbench.video.reader import VideoFrames
 
 CAPTION_W = 300
