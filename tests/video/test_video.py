@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -212,3 +215,68 @@ def test_preset_is_applied_and_checked(tmp_path: Path) -> None:
     assert sizes["ultrafast"] > sizes["medium"]  # the fastest preset spends more bytes
     with pytest.raises(ValueError, match="preset"):
         VideoWriter(tmp_path / "bad.mp4", fps=10, width=W, height=H, preset="warp")
+
+
+# Writes a video of 40 moving colour ramps (width, height and x264 params from argv) with
+# VideoWriter, and prints the sha256 of its bytes.
+_ENCODE = """
+import hashlib, sys
+import numpy as np
+from recallbench.video import VideoWriter
+path, w, h, params = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+yy, xx = np.mgrid[0:h, 0:w]
+with VideoWriter(path, fps=20, width=w, height=h, x264_params=params) as writer:
+    for t in range(40):
+        ramp = [(xx * 4 + t * 3) % 256, (yy * 4 + t) % 256, ((xx + yy) * 2 + t * 5) % 256]
+        writer.write(np.stack(ramp, -1).astype(np.uint8))
+with open(path, "rb") as f:
+    print(hashlib.sha256(f.read()).hexdigest())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MALLOC_PERTURB_ is glibc's")
+@pytest.mark.parametrize(("width", "height", "params"),
+                         [(64, 64, ""), (240, 320, "bframes=0:me=dia:subme=1")])
+def test_the_bytes_do_not_depend_on_what_the_heap_held(
+    tmp_path: Path, width: int, height: int, params: str
+) -> None:
+    """x264's AVX-512 macroblock-tree kernel read memory it never wrote at widths off a
+    multiple of 128 px (so a video of a suite changed between two runs under load); glibc's
+    MALLOC_PERTURB_ fills the heap blocks handed out with a byte of its choice, so a fresh
+    process per fill stands for other allocation histories. On the writer before the fix this
+    fails every time on a CPU with AVX-512 (both cases here), and cannot fail without it."""
+    digests = set()
+    for fill in ("0", "1", "77", "200"):
+        env = {**os.environ, "MALLOC_PERTURB_": fill}
+        proc = subprocess.run(
+            [sys.executable, "-c", _ENCODE, str(tmp_path / f"{fill}.mp4"), str(width),
+             str(height), params],
+            env=env, capture_output=True, text=True, timeout=120, check=True,
+        )
+        digests.add(proc.stdout.strip())
+    assert len(digests) == 1
+
+
+def test_x264_runs_without_avx512_only_where_its_kernel_misreads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from recallbench.video import writer
+    from recallbench.video.writer import X264_CPU_AVX512, repeatable_x264_params
+
+    avx512, avx2 = 0x11F3FF, 0x11F3FF & ~X264_CPU_AVX512  # x264_cpu_detect on a Xeon
+    assert repeatable_x264_params(64, "", avx512) == f"asm={avx2}"
+    assert repeatable_x264_params(50, "", avx512) == f"asm={avx2}"  # 4 macroblocks, 1 partial
+    assert repeatable_x264_params(240, "bframes=0", avx512) == f"asm={avx2}:bframes=0"
+    assert repeatable_x264_params(480, "asm=0", avx512) == f"asm={avx2}:asm=0"  # caller's wins
+    assert repeatable_x264_params(256, "", avx512) == ""  # SceneMem's views: bytes as before
+    assert repeatable_x264_params(384, "bframes=0", avx512) == "bframes=0"
+    assert repeatable_x264_params(64, "bframes=0", avx2) == "bframes=0"  # no such kernel
+    # where libx264's CPU detection cannot be reached: no macroblock tree on x86, where the
+    # kernel exists
+    monkeypatch.setattr(writer.platform, "machine", lambda: "x86_64")
+    assert repeatable_x264_params(64, "bframes=0", None) == "mbtree=0:bframes=0"
+    assert repeatable_x264_params(256, "", None) == ""
+    monkeypatch.setattr(writer.platform, "machine", lambda: "arm64")
+    assert repeatable_x264_params(64, "", None) == ""
+    if sys.platform.startswith("linux"):  # found in /proc/self/maps
+        assert isinstance(writer.x264_cpu_flags(), int)

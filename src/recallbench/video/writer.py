@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import platform
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -26,12 +29,60 @@ PRESETS = (
     "placebo",
 )
 DEFAULT_PRESET = "veryfast"  # ~3x faster than x264's "medium", files ~25% larger
+# libx264's AVX-512 macroblock-tree kernel (mbtree_propagate_list_avx512, picked on CPUs with
+# AVX-512) takes a row of macroblocks 8 at a time without masking the lanes past the row's end
+# (x264's other versions stop at it): when the width in macroblocks (16 px) is not a multiple of
+# MBTREE_MB_COLUMNS it reads past the last row of the lookahead's cost and motion arrays, into
+# memory whose content comes from the process's earlier allocations (another writer's freed
+# buffers), and the same frames encode to other bytes now and then: 64x64 and 240x320 videos
+# change with MALLOC_PERTURB_, a 48x64 day's video changed in 1 of 25 encodes in one process,
+# under load a suite's video differed between two runs. Such videos are encoded without x264's
+# AVX-512 kernels (``asm=`` its detected CPU flags but AVX-512: the bytes of a CPU without it);
+# where libx264's detection cannot be reached, without macroblock-tree rate control (mbtree=0;
+# costs bytes: +46% for a 240x320 FindingDory day). Widths of a multiple of 128 px (256:
+# SceneMem) never run the unmasked lanes and keep everything (their bytes unchanged).
+MBTREE_MB_COLUMNS = 8
+X264_CPU_AVX512 = 1 << 16  # x264.h
 
 
 def check_x264_params(params: str) -> None:
     """Raise ValueError unless ``params`` reads as x264's ``key=value:key=value`` options."""
     if params and not all(re.fullmatch(r"[a-z0-9-]+=[^:=]+", kv) for kv in params.split(":")):
         raise ValueError(f"x264 params must read 'key=value:key=value', got {params!r}")
+
+
+@functools.cache
+def x264_cpu_flags() -> int | None:
+    """The CPU flags the libx264 PyAV loaded detects (``x264_cpu_detect``); None where the
+    library cannot be found (looked for in /proc/self/maps: Linux) or called."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = [f[5].strip() for f in (line.split(maxsplit=5) for line in maps)
+                     if len(f) == 6 and "libx264" in f[5]]
+        if not paths:
+            return None
+        detect = ctypes.CDLL(paths[0]).x264_cpu_detect
+    except (OSError, AttributeError):
+        return None
+    detect.restype = ctypes.c_uint32
+    detect.argtypes = []
+    return int(detect())
+
+
+def repeatable_x264_params(width: int, params: str, cpu_flags: int | None) -> str:
+    """``params`` with what keeps x264's bytes from depending on memory it never wrote first
+    (see MBTREE_MB_COLUMNS); the same option in ``params`` comes later and wins."""
+    if -(-width // 16) % MBTREE_MB_COLUMNS == 0:
+        return params
+    if cpu_flags is not None:
+        if not cpu_flags & X264_CPU_AVX512:
+            return params
+        first = f"asm={cpu_flags & ~X264_CPU_AVX512}"
+    elif platform.machine().lower() in ("x86_64", "amd64"):
+        first = "mbtree=0"
+    else:  # x264 has AVX-512 kernels on x86 only
+        return params
+    return first + (f":{params}" if params else "")
 
 
 class VideoWriter:
@@ -43,7 +94,8 @@ class VideoWriter:
     encoding threads. One by default: on the small frames recorded here x264's frame threads
     cost more than they save (a generated 240x320 day, veryfast: ~30% less CPU time and no
     more wall time single-threaded), and the bytes no longer depend on the machine's core
-    count. 0 lets x264 choose.
+    count. 0 lets x264 choose. At a width not a multiple of 128 px, x264 runs without its
+    AVX-512 kernels (``repeatable_x264_params``): the same frames give the same bytes.
     """
 
     def __init__(
@@ -70,8 +122,9 @@ class VideoWriter:
         self.preset = preset
         self.frames_written = 0
         options = {"crf": str(crf), "g": str(gop), "preset": preset, "threads": str(threads)}
+        check_x264_params(x264_params)
+        x264_params = repeatable_x264_params(width, x264_params, x264_cpu_flags())
         if x264_params:
-            check_x264_params(x264_params)
             options["x264-params"] = x264_params
         self._container = av.open(str(self.path), mode="w")
         stream = self._container.add_stream(
