@@ -30,7 +30,8 @@ import mujoco  # noqa: E402
 
 from recallbench.agents.ll_policies import GreedyFramePolicy, LLGoal  # noqa: E402
 from recallbench.benchmarks.findingdory.annotations import load_episode  # noqa: E402
-from recallbench.benchmarks.findingdory.ll_rollout import EpisodeWorld, drive  # noqa: E402
+from recallbench.benchmarks.findingdory.ll_rollout import drive  # noqa: E402
+from recallbench.benchmarks.findingdory.ll_world import EpisodeWorld  # noqa: E402
 
 TINY = [
     "generate", "findingdory", "--n", "1", "--seed", "7", "--workers", "1",

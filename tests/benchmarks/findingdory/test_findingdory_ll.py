@@ -30,7 +30,7 @@ def episode(suite):
 
 @pytest.fixture(scope="module")
 def worlds(suite):
-    from recallbench.benchmarks.findingdory.ll_rollout import WorldCache
+    from recallbench.benchmarks.findingdory.ll_world import WorldCache
 
     cache = WorldCache(suite)  # one loaded world shared by every rollout of this module
     yield cache
