@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from recallbench.errors import InputError
+from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.video import (
     VideoFrames,
     VideoWriter,
@@ -236,7 +237,7 @@ with open(path, "rb") as f:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MALLOC_PERTURB_ is glibc's")
 @pytest.mark.parametrize(("width", "height", "params"),
-                         [(64, 64, ""), (240, 320, "bframes=0:me=dia:subme=1")])
+                         [(64, 64, ""), (240, 320, FindingDoryKnobs().video_x264_params)])
 def test_the_bytes_do_not_depend_on_what_the_heap_held(
     tmp_path: Path, width: int, height: int, params: str
 ) -> None:
