@@ -467,8 +467,10 @@ def test_score_report_and_view_say_first_that_a_run_is_unfinished(tmp_path, caps
         assert main(command) == 0
         first = capsys.readouterr().err.splitlines()[0]
         assert "is an unfinished run: 3 of 5 planned cases recorded, 2 missing" in first, command
-        assert first.endswith(f"finish it with: recallbench findingdory --data {VAL} --agent "
-                              f"oracle --frames 96 --seed 0 --limit 5 --out {run} --resume")
+        # the run records its data by its resolved path (../shared may be a symlink)
+        assert first.endswith(f"finish it with: recallbench findingdory --data "
+                              f"{Path(VAL).resolve()} --agent oracle --frames 96 --seed 0 "
+                              f"--limit 5 --out {run} --resume")
     # the command it names finishes the run
     resumed = first.split("finish it with: recallbench ")[1].split()
     assert main(resumed) == 0
