@@ -8,6 +8,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 import pytest
+from PIL import Image
 
 from recallbench.world import asset_store
 from recallbench.world.assetgen import objects as gen
@@ -113,9 +114,11 @@ class _Fixed:
         return self.rng.spawn(n)
 
 
-def _close_ups(model: mujoco.MjModel, names: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(RGB image, object mask) of each object, seen close up from above and aside, with the
-    other objects hidden (a render then costs one object, not the whole row)."""
+def _close_ups(model: mujoco.MjModel, names: list[str], azimuth: float = -70.0
+              ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(RGB image, object mask) of each object, seen close up from above and aside (``azimuth``
+    110: from the other side), with the other objects hidden (a render then costs one object,
+    not the whole row)."""
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
     out = []
@@ -129,7 +132,7 @@ def _close_ups(model: mujoco.MjModel, names: list[str]) -> list[tuple[np.ndarray
             cam.lookat[:] = data.xpos[bid]
             cat = CATEGORIES[_CATEGORY_OF[name]]
             cam.distance = 0.1 + 2.6 * max(cat.radius, cat.half_height)
-            cam.azimuth, cam.elevation = -70.0, -30.0
+            cam.azimuth, cam.elevation = azimuth, -30.0
             r.update_scene(data, camera=cam)
             rgb = r.render().astype(np.float64)
             r.enable_segmentation_rendering()
@@ -214,3 +217,96 @@ def test_the_colour_a_question_names_is_the_colour_shown(variant: int) -> None:
         if seen != colour:
             wrong.append(f"{colour} {cat} looks {seen}")
     assert not wrong, wrong
+
+
+# What a person could not name at a glance in a FindingDory day (issue 38): a black clock seen
+# as a black disc, a candle as a plain cylinder, striped mugs and cups as stacks of rings.
+
+
+def _obj(file: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Positions, texture coordinates, normals and faces of a shipped OBJ (one vt/vn per v)."""
+    v, t, n, f = [], [], [], []
+    for line in (asset_store.ASSET_ROOT / FAMILY / file).read_text().splitlines():
+        key, *rest = line.split()
+        if key in ("v", "vt", "vn"):
+            {"v": v, "vt": t, "vn": n}[key].append([float(x) for x in rest])
+        elif key == "f":
+            f.append([int(x.split("/")[0]) - 1 for x in rest])
+    return np.array(v), np.array(t), np.array(n), np.array(f)
+
+
+def _texture(file: str) -> np.ndarray:
+    return np.asarray(Image.open(asset_store.ASSET_ROOT / FAMILY / file).convert("RGB"),
+                      np.float64) / 255.0
+
+
+def _at(img: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """The texels at texture coordinates uv (v = 0 at the image's bottom, as in the OBJ)."""
+    h, w = img.shape[:2]
+    cols = np.clip((uv[:, 0] * w).astype(int), 0, w - 1)
+    rows = np.clip(((1 - uv[:, 1]) * h).astype(int), 0, h - 1)
+    return img[rows, cols]
+
+
+def _luminance(rgb: np.ndarray) -> np.ndarray:
+    return rgb @ np.array([0.2126, 0.7152, 0.0722])
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_the_candle_is_lit_a_bright_flame_above_its_wax(variant: int) -> None:
+    v, t, _, f = _obj(f"candle_{variant}.obj")
+    wax_top = 0.058  # the wax's rim; the collider's top is the half height, 0.06
+    above = v[:, 2] > wax_top + 0.008  # above the wick's stub: the flame
+    assert v[:, 2].max() > wax_top + 0.025, f"nothing tall above the wax: {v[:, 2].max():.3f}"
+    assert (v[above, 0] ** 2 + v[above, 1] ** 2).max() ** 0.5 > 0.004, "no flame, a bare wick"
+    for colour in CATEGORIES["candle"].colors:
+        tex = _texture(f"candle_{colour}_{variant}.png")
+        flame = _at(tex, t[above])
+        r, g, b = flame.mean(0)
+        assert r > 0.9 and g > 0.55 and b < r - 0.3, f"{colour}: flame {flame.mean(0)}"
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_every_clock_has_a_light_dial_on_both_faces(variant: int) -> None:
+    """A black clock too: its case is black, its dial light (a black dial seen from behind or
+    across a room is a black disc). The dial: the triangles facing front or back (the
+    clock stands on its rim, faces along y), sampled at points within half the case's radius
+    of its centre."""
+    v, t, n, f = _obj(f"clock_{variant}.obj")
+    centre = (v[:, [0, 2]].max(0) + v[:, [0, 2]].min(0)) / 2
+    radius = (v[:, 0].max() - v[:, 0].min()) / 2
+    k = 6  # barycentric sample points per triangle edge
+    bary = np.array([(i, j, k - i - j) for i in range(k + 1) for j in range(k + 1 - i)]) / k
+    for side in (1, -1):
+        tris = f[(n[f, 1].mean(1) * side) > 0.9]
+        points = np.einsum("sc,tcd->tsd", bary, v[tris]).reshape(-1, 3)
+        uv = np.einsum("sc,tcd->tsd", bary, t[tris]).reshape(-1, 2)
+        uv = uv[np.linalg.norm(points[:, [0, 2]] - centre, axis=1) < 0.5 * radius]
+        assert len(uv), f"no dial on the {'front' if side > 0 else 'back'}"
+        for colour in CATEGORIES["clock"].colors:
+            lum = _luminance(_at(_texture(f"clock_{colour}_{variant}.png"), uv)).mean()
+            assert lum > 0.6, f"{colour} clock, {'front' if side > 0 else 'back'}: {lum:.2f}"
+
+
+def test_a_black_clock_seen_from_behind_shows_a_dial_and_stays_black() -> None:
+    items = [("clock", "black", k) for k in (0, 1)]
+    model, names = _scene(items)
+    for azimuth in (-70.0, 110.0):  # its front, its back
+        for (_, _, k), (rgb, mask) in zip(items, _close_ups(model, names, azimuth),
+                                          strict=True):
+            pixels = rgb[mask] / 255.0
+            light = (_luminance(pixels) > 0.6).mean()
+            assert light > 0.15, f"clock v{k} from azimuth {azimuth}: {light:.0%} light"
+            assert _dominant(rgb[mask], CATEGORIES["clock"].colors) == "black"
+
+
+@pytest.mark.parametrize("category", ["mug", "cup"])
+def test_striped_cylinders_have_stripes_up_the_wall(category: str) -> None:
+    """Bands round a straight-sided vessel read as a stack of rings: the stripes run up it (the
+    print changes along u, round the wall, and not along v, up it)."""
+    for colour in CATEGORIES[category].colors:
+        tex = _texture(f"{category}_{colour}_striped.png")
+        h = tex.shape[0]
+        wall = _luminance(tex[int(0.5 * h): int(0.85 * h)])  # rows v 0.15-0.5: the outer wall
+        across, up = wall.std(1).mean(), wall.std(0).mean()
+        assert across > 0.15 and up < 0.5 * across, f"{colour}: {across:.2f} round, {up:.2f} up"

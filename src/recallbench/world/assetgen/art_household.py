@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from recallbench.world.assetgen.object_meshes import CLOCK_DIAL
 from recallbench.world.assetgen.paint import (
     INK,
     RGB,
-    WHITE,
     Canvas,
     c8,
     contrast,
+    metal,
     mix,
     panel,
+    round_picture,
     shade,
     text,
 )
@@ -65,18 +69,23 @@ def sponge(name: str, c: RGB, k: int, striped: bool, rng: np.random.Generator) -
 
 
 def candle(name: str, c: RGB, k: int, striped: bool, rng: np.random.Generator) -> Canvas:
+    """Wax with drips from the rim and a melted pool, a dark wick and a bright flame (rows
+    0.94-1: orange at its root, near white in its core), and a brass dish (rows 0-0.04)."""
     cv = Canvas(64, 128, fill=c)
     cv.noise(0.2, rng, (4, 8, 16))
     cv.gradient(c, shade(c, 1.3), (0.6, 0.82))
     for j in range(7):  # wax drips down from the rim
         u0 = (j * 0.137 + 0.05) % 1
         cv.fill(shade(c, 1.35), (0.8 - 0.05 * (1 + j % 3), 0.82), (u0, u0 + 0.04))
-    cv.fill(shade(c, 0.8), (0.82, 0.92))  # melted pool
+    cv.fill(shade(c, 0.8), (0.82, 0.9))  # melted pool
     if k == 1:
         img, d = panel(64, 24, (0.95, 0.92, 0.85))
         text(d, (32, 12), "LAVENDER" if name == "purple" else "VANILLA", 10, INK)
         cv.paste(img, (0.1, 0.9), (0.25, 0.45))
-    cv.fill(INK, (0.93, 1.0))
+    metal(cv, (0.0, 0.045), rng, (0.8, 0.64, 0.3))  # the dish
+    cv.fill(INK, (0.9, 0.94))  # wick
+    cv.gradient((1.0, 0.5, 0.1), (1.0, 0.97, 0.7), (0.94, 0.975))
+    cv.gradient((1.0, 0.97, 0.7), (1.0, 0.78, 0.25), (0.975, 1.0))
     return cv
 
 
@@ -99,19 +108,27 @@ def toy_block(name: str, c: RGB, k: int, striped: bool, rng: np.random.Generator
 
 
 def clock(name: str, c: RGB, k: int, striped: bool, rng: np.random.Generator) -> Canvas:
-    """Face drawn in polar form: u is the angle, v the distance from the centre inwards. The
-    dial is a light tint of the case colour (a black clock has a black dial)."""
-    cv = Canvas(128, 64, fill=c)
-    face = {"white": (0.98, 0.97, 0.92), "black": (0.12, 0.12, 0.12)}.get(name, shade(c, 1.25))
-    ink = WHITE if name == "black" else INK
-    cv.fill(face, (0.35, 1.0))
+    """The case (rim and bezels, rows 0.1-0.45) in the clock's colour and a light dial whatever
+    the case (a black dial read as a black disc from across a room), on both faces: hour
+    marks, hands and a red seconds hand, drawn face on into ``CLOCK_DIAL``. The wide bezel and
+    the rim are most of what shows, so "the black clock" is black."""
+    cv = Canvas(256, 256, fill=c)
+    cv.noise(0.05, rng, (4, 8), (0.1, 0.45))
+    metal(cv, (0.0, 0.1), rng, (0.6, 0.6, 0.62))  # feet
+    cv.fill(shade(c, 0.55), (0.45, 0.5))  # the step down to the dial
+    img, d, px = round_picture((0.97, 0.96, 0.9))
     ticks = 12 if k == 0 else 60
     for j in range(ticks):
-        w = 0.008 if (k == 0 or j % 5) else 0.014
-        length = 0.12 if (k == 0 or j % 5 == 0) else 0.05
-        cv.fill(ink, (0.35, 0.35 + length), (j / ticks - w / 2 + 1e-3, j / ticks + w / 2 + 1e-3))
-    cv.fill(ink, (0.5, 1.0), (0.14, 0.16))  # hour hand
-    cv.fill(ink, (0.4, 1.0), (0.59, 0.605))  # minute hand
-    cv.fill((0.8, 0.1, 0.1) if name != "red" else WHITE, (0.42, 1.0), (0.84, 0.845))  # seconds
-    cv.fill(INK if name == "white" else shade(c, 0.8), (0.3, 0.35))
+        a = 2 * math.pi * j / ticks
+        major = j % (1 if k == 0 else 5) == 0
+        r0 = 0.72 if (k == 0 and j % 3 == 0) else (0.78 if major else 0.88)
+        width = 22 if major else 6
+        d.line([px(r0 * math.cos(a), r0 * math.sin(a)), px(0.94 * math.cos(a), 0.94 * math.sin(a))],
+               fill=c8(INK), width=width)
+    for a, length, width, colour in ((2.6, 0.5, 30, INK), (1.05, 0.78, 20, INK),
+                                     (-0.9, 0.85, 7, (0.8, 0.1, 0.1))):
+        d.line([px(-0.15 * math.cos(a), -0.15 * math.sin(a)),
+                px(length * math.cos(a), length * math.sin(a))], fill=c8(colour), width=width)
+    d.ellipse([px(-0.07, 0.07), px(0.07, -0.07)], fill=c8(INK))
+    cv.paste(img, (CLOCK_DIAL[0], CLOCK_DIAL[2]), (CLOCK_DIAL[1], CLOCK_DIAL[3]))
     return cv

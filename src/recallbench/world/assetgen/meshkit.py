@@ -14,6 +14,7 @@ import numpy as np
 
 # (r, z, v): a profile point and the texture row it maps to; a repeated (r, z) is a crease
 Profile = Sequence[tuple[float, float, float]]
+Rect = tuple[float, float, float, float]  # u0, v0, u1, v1 of a texture rectangle
 
 
 @dataclass
@@ -102,6 +103,17 @@ def revolve(profile: Profile, seg: int = 16, u: tuple[float, float] = (0.0, 1.0)
     return merge(*parts)
 
 
+def planar_uv(mesh: Mesh, radius: float, rect: Rect) -> Mesh:
+    """The mesh with texture coordinates projected from above: x and y within ``radius`` of
+    the axis onto the texture rectangle ``rect``, so a round picture drawn flat (a plate's
+    top, a clock's dial) keeps its straight lines and motifs (a revolved surface's own mapping
+    bends them into wavy arcs between its segments)."""
+    u0, v0, u1, v1 = rect
+    x, y = mesh.v[:, 0] / radius, mesh.v[:, 1] / radius
+    t = np.stack([u0 + (u1 - u0) * (x + 1) / 2, v0 + (v1 - v0) * (y + 1) / 2], -1)
+    return Mesh(mesh.v, t, mesh.n, mesh.f)
+
+
 def tube(path: np.ndarray, radius: Sequence[float] | np.ndarray, side: Sequence[float],
          seg: int = 10, v: tuple[float, float] = (0.0, 1.0)) -> Mesh:
     """A tube of varying ``radius`` along ``path`` (K, 3), which lies in a plane with normal
@@ -144,7 +156,6 @@ _FACES = {
     "top": (2, 1, (0, 1), (1, 1)),
     "bottom": (2, -1, (0, 1), (1, -1)),
 }
-Rect = tuple[float, float, float, float]  # u0, v0, u1, v1
 
 
 def box(half: Sequence[float], rects: dict[str, Rect], center: Sequence[float] = (0, 0, 0)

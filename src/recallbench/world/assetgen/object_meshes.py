@@ -1,6 +1,7 @@
 """The object categories' meshes, two shape variants each, in the body frame the world uses:
 origin at the object's bottom centre plus its half height, inside the old primitives' bounds
-(so the unchanged collider still fits). Each category's texture bands (``v`` ranges) are the
+(so the unchanged collider still fits; a candle's flame, light that nothing touches, rises
+above it). Each category's texture bands (``v`` ranges) are the
 same in both variants, so any of its textures fits either mesh."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from recallbench.world.assetgen.meshkit import (
     arc,
     box,
     merge,
+    planar_uv,
     revolve,
     rot_x,
     rot_y,
@@ -75,10 +77,12 @@ def mug(k: int) -> Mesh:
     out = _flat_bottom(r0 - 0.003, -0.05, (0, 0.04)) + line(
         (r0, -0.048), (r1, 0.05), (0.05, 0.6), 5)
     body = revolve(hollow(out, 0.004, r1 - 0.01, -0.042, (0.62, 0.88), 4), 12)
-    a = np.linspace(-1.7, 1.7, 11)
-    path = np.stack([r1 - 0.004 + 0.019 * np.cos(a), np.zeros_like(a),
-                     0.004 + 0.028 * np.sin(a)], -1)
-    return merge(body, tube(path, [0.0055] * len(a), (0, 1, 0), 6, (0.9, 1.0)))
+    # a thick, tall handle (its outer edge where the thinner one's was), so its silhouette
+    # shows beside the body from most sides
+    a = np.linspace(-1.75, 1.75, 13)
+    path = np.stack([r1 - 0.004 + 0.0165 * np.cos(a), np.zeros_like(a),
+                     0.007 + 0.033 * np.sin(a)], -1)
+    return merge(body, tube(path, [0.008] * len(a), (0, 1, 0), 8, (0.9, 1.0)))
 
 
 def cup(k: int) -> Mesh:
@@ -89,14 +93,19 @@ def cup(k: int) -> Mesh:
     return revolve(hollow(out, 0.0015, 0.024, -0.04, (0.62, 1.0), 4), seg, wobble=wob)
 
 
+PLATE_TOP: Rect = (0.0, 0.36, 1.0, 1.0)  # the plate's top, seen from above (``planar_uv``)
+
+
 def plate(k: int) -> Mesh:
+    """Texture rows 0-0.35 run round the underside and the rim's edge; the top (rim and well)
+    is mapped flat from above onto ``PLATE_TOP``, so its print is drawn as seen."""
     well = 0.055 if k == 0 else 0.065
-    prof = _flat_bottom(0.06, -0.008, (0, 0.1)) + curve(
+    under = _flat_bottom(0.06, -0.008, (0, 0.1)) + curve(
         lambda t: 0.06 + 0.04 * t, lambda t: -0.008 + 0.016 * t**1.5, (0.1, 0.3), 4) + [
-        (0.1, 0.008, 0.3), (0.099, 0.008, 0.35)] + curve(
-        lambda t: 0.099 - (0.099 - well) * t, lambda t: 0.008 - 0.0085 * t**0.7, (0.35, 0.6), 4
-    ) + [(well, -0.0005, 0.6), (0.0, -0.0005, 1.0)]
-    return revolve(prof, 18)
+        (0.1, 0.008, 0.3), (0.099, 0.008, 0.35)]
+    top = curve(lambda t: 0.099 - (0.099 - well) * t, lambda t: 0.008 - 0.0085 * t**0.7,
+                (0.35, 0.6), 4) + [(well, -0.0005, 0.6), (0.0, -0.0005, 1.0)]
+    return merge(revolve(under, 18), planar_uv(revolve(top, 18), 0.1, PLATE_TOP))
 
 
 def _round(rad: Callable[[np.ndarray], np.ndarray], zh: Callable[[np.ndarray], np.ndarray],
@@ -242,12 +251,27 @@ def ball(k: int) -> Mesh:
 
 
 def candle(k: int) -> Mesh:
+    """A pillar candle, lit: a dark wick and a teardrop flame (texture rows 0.94-1, drawn
+    bright), the flame the one part above the old primitive's top (it is light: nothing touches
+    it, the collider is unchanged). Variant 1 stands in a shallow metal dish (rows 0-0.04)."""
     r = 0.03 if k == 0 else 0.026
     prof = _flat_bottom(r, -0.06, (0, 0.03)) + line((r, -0.06), (r, 0.054), (0.05, 0.8), 4)
     prof += [(r - 0.002, 0.058, 0.82), (r - 0.006, 0.058, 0.85), (0.004, 0.054, 0.9),
              (0.0, 0.054, 0.9)]
-    wick = np.stack([np.zeros(3), np.zeros(3), np.linspace(0.052, 0.066, 3)], -1)
-    return merge(revolve(prof, 12), tube(wick, [0.0015] * 3, (0, 1, 0), 5, (0.93, 1.0)))
+    wick = np.stack([np.zeros(3), np.zeros(3), np.linspace(0.052, 0.07, 3)], -1)
+    parts = [revolve(prof, 12), tube(wick, [0.0016] * 3, (0, 1, 0), 5, (0.905, 0.935)),
+             revolve(flame(0.063, 0.034, 0.0085, (0.94, 1.0)), 10)]
+    if k == 1:
+        parts.append(revolve([(0.0, -0.0595, 0.0), (0.03, -0.0595, 0.01), (0.03, -0.0595, 0.01),
+                              (0.03, -0.053, 0.02), (0.029, -0.052, 0.03),
+                              (0.029, -0.052, 0.03), (0.027, -0.056, 0.04)], 14))
+    return merge(*parts)
+
+
+def flame(z0: float, h: float, r: float, v: tuple[float, float]) -> P:
+    """A candle flame's profile: a teardrop from a round base at z0 to a point h above."""
+    return curve(lambda t: r * np.sin(np.pi * t**0.6) * (1 - 0.25 * t),
+                 lambda t: z0 + h * t, v, 9)
 
 
 def lemon(k: int) -> Mesh:
@@ -330,12 +354,33 @@ def bread(k: int) -> Mesh:
     return Mesh(v, m.t, m.n, m.f)
 
 
+CLOCK_DIAL: Rect = (0.0, 0.5, 0.5, 1.0)  # the dial, seen face on (``planar_uv``)
+
+
 def clock(k: int) -> Mesh:
-    r = 0.06 if k == 0 else 0.057
-    prof = [(0.0, -0.02, 0.0), (r - 0.004, -0.02, 0.1), (r, -0.016, 0.15), (r, 0.016, 0.25),
-            (r - 0.003, 0.02, 0.3), (r - 0.003, 0.02, 0.3), (r - 0.008, 0.02, 0.32),
-            (r - 0.008, 0.016, 0.35), (r - 0.008, 0.016, 0.35), (0.0, 0.016, 1.0)]
-    return revolve(prof, 20).moved(rot=rot_x(-math.pi / 2))
+    """A round clock standing on its rim, a dial on both faces (recessed behind a wide bezel in
+    the case colour), so it reads as a clock from the front and from behind. Texture rows:
+    0-0.1 the feet, 0.1-0.45 the case (rim and bezels), 0.45-0.5 the step down to the dial;
+    each dial is mapped flat onto ``CLOCK_DIAL``. Variant 1 is a desk clock, smaller, on two
+    splayed feet."""
+    r = 0.06 if k == 0 else 0.054
+    d = 0.64 * r  # the dial's radius
+    front = [(r, 0.016, 0.25), (r - 0.003, 0.02, 0.3), (r - 0.003, 0.02, 0.3),
+             (d + 0.003, 0.019, 0.45), (d + 0.003, 0.019, 0.45), (d, 0.013, 0.5)]
+    back = [(a, -z, vv) for a, z, vv in reversed(front)]
+    case = revolve(back + front, 24)  # the rim's run: back corner, the side, front corner
+    dials = [planar_uv(revolve(p, 24), d, CLOCK_DIAL) for p in (
+        [(0.0, -0.013, 1.0), (d, -0.013, 0.5)], [(d, 0.013, 0.5), (0.0, 0.013, 1.0)])]
+    body = merge(case, *dials).moved(rot=rot_x(-math.pi / 2))
+    if k == 0:
+        return body
+    body = body.moved(shift=(0, 0, 0.06 - r))
+    feet = []
+    for s in (-1, 1):
+        path = np.stack([s * np.linspace(0.024, 0.036, 3), np.zeros(3),
+                         np.linspace(-0.03, -0.0585, 3)], -1)
+        feet.append(tube(path, [0.0045, 0.0045, 0.0035], (0, 1, 0), 6, (0.0, 0.1)))
+    return merge(body, *feet)
 
 
 def glass(k: int) -> Mesh:

@@ -129,6 +129,19 @@ def text(d: ImageDraw.ImageDraw, xy: tuple[float, float], s: str, size: int,
 Art = Callable[[str, RGB, int, bool, np.random.Generator], Canvas]
 
 
+def round_picture(bg: Sequence[float], n: int = 256
+                  ) -> tuple[Image.Image, ImageDraw.ImageDraw, Callable[[float, float], tuple]]:
+    """A square picture of a round face (a plate's top, a clock's dial: the meshes map it flat,
+    ``meshkit.planar_uv``), drawn at twice ``n`` to be smoothed by ``Canvas.paste``, and a
+    function from face units (radius 1 at the picture's edge, y up) to its pixels."""
+    img = Image.new("RGB", (2 * n, 2 * n), c8(bg))
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return ((1 + x) * n, (1 - y) * n)
+
+    return img, ImageDraw.Draw(img), px
+
+
 def contrast(c: RGB) -> RGB:
     """White on dark colours, near-black on light ones (stripes, print)."""
     return INK if sum(c) > 2.2 else WHITE
