@@ -25,7 +25,7 @@ from recallbench.generate.findingdory_acting import DayActor, FrameSink, settle
 from recallbench.generate.findingdory_dry_runs import Planner
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.generate.findingdory_look import capacity, look_offsets, readable_stops
-from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, plan_day
+from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, plan_day, room_leg
 from recallbench.generate.findingdory_views import ViewCheck
 from recallbench.world.env import HomeEnv
 
@@ -43,6 +43,7 @@ IDLE_CONCENTRATION = 12.0  # how far one day's shares stray from those means
 SLOT_CONCENTRATION = 0.35  # a pool's split among its slots: uneven, so chores do not fall at
 # the same hours every day
 OPTIONAL_LEGS = ("room", "revisit", "away")  # dropped in this order from a day too short
+MAX_EXTRA_ROOMS = 10  # room visits a day of few chores may add to fill its idle time
 
 
 @dataclass
@@ -175,10 +176,7 @@ def idle_schedule(
     most half of what the floors leave. Each pool is split
     among its slots at random. ``caps`` bounds slots (what a wait can show without repeating
     a view in two offered frames); the excess goes to the pools' other slots."""
-    picks = [(i, "before") for i, leg in enumerate(legs) if leg.kind == "pick"]
-    places = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "place"]
-    ends = [(-1, "after")] + [(i, "after") for i, leg in enumerate(legs) if leg.kind == "away"]
-    rests = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "room"] or ends
+    picks, places, ends, rests = _idle_pools(legs)
     floored = picks + places + ends[1:]
     floor = min(floor, spare // max(1, 2 * len(floored)))  # floors take at most half the spare
     out: dict[tuple[int, str], int] = dict.fromkeys(floored, floor)
@@ -194,6 +192,19 @@ def idle_schedule(
     if caps is not None:
         _spill(out, caps, picks + places + rests)
     return out
+
+
+Slot = tuple[int, str]
+
+
+def _idle_pools(legs: list[Leg]) -> tuple[list[Slot], list[Slot], list[Slot], list[Slot]]:
+    """The wait slots idle frames go to: before picks, after places, the day's ends (its
+    start, after each walk away) and rests (after room visits, else the ends)."""
+    picks = [(i, "before") for i, leg in enumerate(legs) if leg.kind == "pick"]
+    places = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "place"]
+    ends = [(-1, "after")] + [(i, "after") for i, leg in enumerate(legs) if leg.kind == "away"]
+    rests = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "room"] or ends
+    return picks, places, ends, rests
 
 
 def _drawn_rests(legs: list[Leg], left: int, out: dict[tuple[int, str], int]) -> int:
@@ -248,32 +259,75 @@ Stops = dict[tuple[int, str], tuple[list[int], bool]]  # per wait slot: headings
 
 
 def _wait_stops(meta: dict, legs: list[Leg], slot: tuple[int, str], pose: np.ndarray,
-                check: ViewCheck | None = None) -> tuple[list[int], bool]:
-    """The headings a wait holds (those ``check`` finds readable), and whether it turns back
-    to where it started (all but the day's last wait: the next leg was planned from that
-    pose)."""
-    stops = look_offsets(meta, pose, _wait_kind(legs, slot))
+                check: ViewCheck | None = None, widen: bool = False) -> tuple[list[int], bool]:
+    """The headings a wait holds (those ``check`` finds readable; ``widen``: see
+    ``look_offsets``), and whether it turns back to where it started (all but the day's last
+    wait: the next leg was planned from that pose)."""
+    stops = look_offsets(meta, pose, _wait_kind(legs, slot), widen)
     if check is not None:
         stops = readable_stops(stops, lambda s: check.readable(pose, s))
     return stops, slot[0] != len(legs) - 1
 
 
-def plan_waits(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs,
-               ) -> tuple[dict[tuple[int, str], int], Stops]:
+def plan_waits(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs, spare: int,
+               check: ViewCheck | None = None) -> tuple[dict[tuple[int, str], int], Stops]:
     """Per wait slot, the frames it can fill holding no heading for a whole stride of the
     offered frames (so no two offered frames of one wait show the same view), and the
     headings it holds: those whose view is readable (``findingdory_views``), planned from
-    the pose the slot's leg ends at."""
+    the pose the slot's leg ends at. When the focus pans and rests together cannot fill the
+    ``spare`` steps (a day of few chores), the focus pans widen to the room's furniture (a
+    day that held a few headings for several strides showed a quarter of its offered frames
+    twice)."""
     hold = max(1, (knobs.steps - 1) // max(1, knobs.subsample - 1) - 1)
-    check = ViewCheck(env)
-    caps, stops = {}, {}
-    for slot in [(-1, "after")] + [(i, side) for i in range(len(legs))
-                                   for side in ("before", "after")]:
-        pose = env.base_pose() if slot[0] < 0 else legs[slot[0]].end
-        assert pose is not None  # the planner measured every leg
-        stops[slot] = _wait_stops(env.world_meta, legs, slot, pose, check)
-        caps[slot] = capacity(stops[slot][0], hold, stops[slot][1])
+    check = check or ViewCheck(env)
+    slots = [(-1, "after")] + [(i, side) for i in range(len(legs)) for side in ("before", "after")]
+    for widen in (False, True):
+        caps, stops = {}, {}
+        for slot in slots:
+            pose = env.base_pose() if slot[0] < 0 else legs[slot[0]].end
+            assert pose is not None  # the planner measured every leg
+            stops[slot] = _wait_stops(env.world_meta, legs, slot, pose, check, widen)
+            caps[slot] = capacity(stops[slot][0], hold, stops[slot][1])
+        if _fits(legs, caps, spare):
+            break
     return caps, stops
+
+
+def _fits(legs: list[Leg], caps: dict[Slot, int], spare: int) -> bool:
+    """Can the waits idle frames go to fill ``spare`` frames within their caps?"""
+    return sum(caps[s] for s in set().union(*_idle_pools(legs))) >= spare
+
+
+def _rooms_to_fill(env: HomeEnv, planner: Planner, legs: list[Leg], spare: int,
+                   knobs: FindingDoryKnobs, rng: np.random.Generator,
+                   ) -> tuple[list[Leg], int, dict[Slot, int], Stops]:
+    """The day's legs, spare steps and waits, with up to ``MAX_EXTRA_ROOMS`` more room visits
+    between chores while the waits cannot fill the spare steps with new views even widened
+    (a day of two chores has six waits: it held their headings for several strides each).
+    The visits are drawn from a child of ``rng``, so a day that needs none draws as before."""
+    check = ViewCheck(env)
+    caps, stops = plan_waits(env, legs, knobs, spare, check)
+    extra: np.random.Generator | None = None
+    rooms = [r["name"] for r in env.world_meta["rooms"]]
+    for _ in range(MAX_EXTRA_ROOMS):
+        if _fits(legs, caps, spare):
+            break
+        extra = extra or rng.spawn(1)[0]
+        leg = room_leg(env, rooms, extra, "room")
+        # between chores: before a pick after the first, or before the walks away
+        at = [i for i, x in enumerate(legs) if (x.kind == "pick" and x.interaction) or
+              (x.kind == "away" and legs[i - 1].kind != "away")]
+        if leg is None or not at:
+            continue
+        where = at[int(extra.integers(len(at)))]
+        trial = [*legs[:where], leg, *legs[where:]]
+        left = knobs.steps - 1 - planner.cost(trial)
+        if left < 0:
+            planner.cost(legs)  # the legs' measured actions, as they were
+            break
+        legs, spare = trial, left
+        caps, stops = plan_waits(env, legs, knobs, spare, check)
+    return legs, spare, caps, stops
 
 
 def _act(actor: DayActor, legs: list[Leg], idle: dict[tuple[int, str], int],
@@ -340,10 +394,11 @@ def run_day(
     may reuse work done for it (``rgb is previous``).
     """
     settle(env)
-    legs, spare = _fit(Planner(env), plan_day(env, knobs, rng), knobs.steps)
+    planner = Planner(env)
+    legs, spare = _fit(planner, plan_day(env, knobs, rng), knobs.steps)
+    legs, spare, caps, stops = _rooms_to_fill(env, planner, legs, spare, knobs, rng)
     # a look lasts at least 1.5 strides of the subsampled video, so it shows in an offered frame
     floor = math.ceil(1.5 * knobs.steps / knobs.subsample)
-    caps, stops = plan_waits(env, legs, knobs)
     idle = idle_schedule(legs, spare, rng, floor, caps)
     actor = DayActor(env, knobs, sink)
     actor.record()  # frame 0: the robot at its start pose

@@ -31,19 +31,27 @@ TURN = math.radians(10.0)  # FindingDory's turn step
 # the arm's first frames, which show it.
 FOCUS_STOPS = {"pick": [-2, -1, 1, 2], "place": [-1, 0, 1], "revisit": [-2, -1, 0, 1, 2]}
 ROOM_SPAN = 12  # turn steps either side of the arrival heading a rest may look at (+-120 deg)
+# A look at furniture farther than this shows what stands on it under 32 x 32 px (a 0.1 m
+# object 2.5 m away at 480 x 640): a rest looks only at the pieces within it when any are.
+LOOK_RANGE = 2.5
 WAIT = None  # a frame the robot holds still
 
 
-def room_offsets(meta: dict, pose: np.ndarray) -> list[int]:
-    """Headings (turn steps from the pose's yaw) toward the furniture of the pose's room."""
-    room = room_of(meta, pose[:2])
+def room_furniture(meta: dict, room: str | None) -> list[np.ndarray]:
+    """The xy of every receptacle and fixture in ``room``."""
     points = [np.asarray(e["pos"][:2], dtype=float)
-              for e in meta["receptacles"] + meta.get("fixtures", [])
-              if room is not None and room_of(meta, np.asarray(e["pos"][:2], dtype=float)) == room]
+              for e in meta["receptacles"] + meta.get("fixtures", [])]
+    return [p for p in points if room is not None and room_of(meta, p) == room]
+
+
+def room_offsets(meta: dict, pose: np.ndarray) -> list[int]:
+    """Headings (turn steps from the pose's yaw) toward the furniture of the pose's room,
+    the pieces within ``LOOK_RANGE`` when any are."""
+    points = [p for p in room_furniture(meta, room_of(meta, pose[:2]))
+              if np.hypot(*(p - pose[:2])) >= 0.3]
+    near = [p for p in points if np.hypot(*(p - pose[:2])) <= LOOK_RANGE]
     out = set()
-    for p in points:
-        if np.hypot(*(p - pose[:2])) < 0.3:
-            continue
+    for p in near or points:
         bearing = math.atan2(p[1] - pose[1], p[0] - pose[0]) - pose[2]
         step = round(((bearing + math.pi) % (2 * math.pi) - math.pi) / TURN)
         if abs(step) <= ROOM_SPAN:
@@ -51,14 +59,21 @@ def room_offsets(meta: dict, pose: np.ndarray) -> list[int]:
     return sorted(out)
 
 
-def look_offsets(meta: dict, pose: np.ndarray, kind: str) -> list[int]:
+def look_offsets(meta: dict, pose: np.ndarray, kind: str, widen: bool = False) -> list[int]:
     """Headings worth holding during a wait after (or before) a leg of ``kind``: a pan across
     the focus the robot faces (picks, places, revisits), else the room's furniture (each piece
-    also a turn step either side)."""
-    if kind in FOCUS_STOPS:
-        return list(FOCUS_STOPS[kind])
+    also a turn step either side). ``widen``: a focus pan also looks round the room's
+    furniture, for days whose focus pans cannot fill their idle time with new views; it keeps
+    off the pan's span apart from the pan's own stops (a pick's focus stays the arm's)."""
+    focus = FOCUS_STOPS.get(kind)
+    if focus is not None and not widen:
+        return list(focus)
     # a piece of furniture still fills the view one turn step either side of it
-    return sorted({s + d for s in room_offsets(meta, pose) for d in (-1, 0, 1)}) or [0]
+    furniture = {s + d for s in room_offsets(meta, pose) for d in (-1, 0, 1)}
+    if focus is not None:
+        span = max(abs(s) for s in focus)
+        return sorted(set(focus) | {s for s in furniture if abs(s) > span})
+    return sorted(furniture) or [0]
 
 
 def readable_stops(stops: list[int], readable: Callable[[int], bool],
@@ -131,4 +146,5 @@ def look_actions(stops: list[int], frames: int, back: bool = True) -> list[Discr
     return out
 
 
-__all__ = ["WAIT", "capacity", "look_actions", "look_offsets", "readable_stops", "room_offsets"]
+__all__ = ["WAIT", "capacity", "look_actions", "look_offsets", "readable_stops", "room_furniture",
+           "room_offsets"]
