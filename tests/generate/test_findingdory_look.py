@@ -200,21 +200,6 @@ ROOMS = {"rooms": [{"name": "a", "bounds": [0, 0, 8, 4]}, {"name": "b", "bounds"
          "fixtures": []}
 
 
-def test_room_looks_keep_to_the_furniture_within_range():
-    """Furniture across a large room shows what stands on it under 32 x 32 px: a rest looks
-    at the pieces within LOOK_RANGE when there are any, else at all of them."""
-    from recallbench.generate.findingdory_look import LOOK_RANGE
-
-    meta = {**ROOMS, "receptacles": [{"pos": [3.5, 2, 0]}, {"pos": [7.5, 2, 0]}]}
-    pose = np.array([2.0, 2.0, 0.0])
-    assert 7.5 - 2.0 > LOOK_RANGE >= 3.5 - 2.0
-    assert room_offsets(meta, pose) == [0]  # the near piece only
-    alone = {**ROOMS, "receptacles": [{"pos": [7.5, 2, 0]}]}
-    assert room_offsets(alone, pose) == [0]  # nothing near: the far one still
-    behind = {**ROOMS, "receptacles": [{"pos": [3.5, 2, 0]}, {"pos": [0.5, 2, 0]}]}
-    assert room_offsets(behind, pose) == [0]  # the one behind is past ROOM_SPAN
-
-
 def test_a_widened_pan_adds_the_rooms_furniture_beyond_its_own_span():
     """A day of few chores cannot fill its idle time with focus pans alone (it held a few
     headings for several strides): its pans widen to the room's furniture, and a pick's pan
@@ -231,27 +216,6 @@ def test_a_widened_pan_adds_the_rooms_furniture_beyond_its_own_span():
     assert 0 not in pick and {-2, -1, 1, 2, 9, -9} <= set(pick)
     frames = capacity(wide, 41)
     assert frames > 3 * capacity([-1, 0, 1], 41)
-
-
-def test_rests_stand_near_the_rooms_furniture():
-    """Rests drawn anywhere in a large room looked at its furniture from 3 m and more."""
-    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-    from recallbench.generate.findingdory_look import room_furniture
-    from recallbench.generate.findingdory_plan import REST_NEAR, plan_day
-    from recallbench.world.env import HomeEnv
-
-    env = HomeEnv(seed=3, style=0, kind="home", n_objects=14)
-    knobs = FindingDoryKnobs(interactions=6, interactions_spread=0)
-    gaps = []
-    for day in range(12):
-        for leg in plan_day(env, knobs, np.random.default_rng([day, 0])):
-            if leg.kind in ("room", "away"):
-                gaps.append(min(float(np.hypot(*(p - leg.goal)))
-                                for p in room_furniture(env.world_meta, leg.room)))
-    env.close()
-    assert len(gaps) >= 12
-    near = np.mean(np.array(gaps) <= REST_NEAR + 0.15)  # a snap moves a spot a little
-    assert near >= 0.9, f"{near:.0%} of rests stand within {REST_NEAR} m of furniture: {gaps}"
 
 
 # A real day of two chores: its focus pans hold far fewer frames than its idle time.

@@ -314,9 +314,9 @@ def _rooms_to_fill(env: HomeEnv, planner: Planner, legs: list[Leg], spare: int,
             break
         extra = extra or rng.spawn(1)[0]
         leg = room_leg(env, rooms, extra, "room")
-        # between chores: before a pick after the first, or before the walks away
-        at = [i for i, x in enumerate(legs) if (x.kind == "pick" and x.interaction) or
-              (x.kind == "away" and legs[i - 1].kind != "away")]
+        # between chores (before a pick after the first), never after the last: the day's
+        # last frames would show the rooms of its chores (the recency agent's answers)
+        at = [i for i, x in enumerate(legs) if x.kind == "pick" and x.interaction]
         if leg is None or not at:
             continue
         where = at[int(extra.integers(len(at)))]

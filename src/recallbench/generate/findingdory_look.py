@@ -31,27 +31,19 @@ TURN = math.radians(10.0)  # FindingDory's turn step
 # the arm's first frames, which show it.
 FOCUS_STOPS = {"pick": [-2, -1, 1, 2], "place": [-1, 0, 1], "revisit": [-2, -1, 0, 1, 2]}
 ROOM_SPAN = 12  # turn steps either side of the arrival heading a rest may look at (+-120 deg)
-# A look at furniture farther than this shows what stands on it under 32 x 32 px (a 0.1 m
-# object 2.5 m away at 480 x 640): a rest looks only at the pieces within it when any are.
-LOOK_RANGE = 2.5
 WAIT = None  # a frame the robot holds still
 
 
-def room_furniture(meta: dict, room: str | None) -> list[np.ndarray]:
-    """The xy of every receptacle and fixture in ``room``."""
-    points = [np.asarray(e["pos"][:2], dtype=float)
-              for e in meta["receptacles"] + meta.get("fixtures", [])]
-    return [p for p in points if room is not None and room_of(meta, p) == room]
-
-
 def room_offsets(meta: dict, pose: np.ndarray) -> list[int]:
-    """Headings (turn steps from the pose's yaw) toward the furniture of the pose's room,
-    the pieces within ``LOOK_RANGE`` when any are."""
-    points = [p for p in room_furniture(meta, room_of(meta, pose[:2]))
-              if np.hypot(*(p - pose[:2])) >= 0.3]
-    near = [p for p in points if np.hypot(*(p - pose[:2])) <= LOOK_RANGE]
+    """Headings (turn steps from the pose's yaw) toward the furniture of the pose's room."""
+    room = room_of(meta, pose[:2])
+    points = [np.asarray(e["pos"][:2], dtype=float)
+              for e in meta["receptacles"] + meta.get("fixtures", [])
+              if room is not None and room_of(meta, np.asarray(e["pos"][:2], dtype=float)) == room]
     out = set()
-    for p in near or points:
+    for p in points:
+        if np.hypot(*(p - pose[:2])) < 0.3:
+            continue
         bearing = math.atan2(p[1] - pose[1], p[0] - pose[0]) - pose[2]
         step = round(((bearing + math.pi) % (2 * math.pi) - math.pi) / TURN)
         if abs(step) <= ROOM_SPAN:
@@ -146,5 +138,4 @@ def look_actions(stops: list[int], frames: int, back: bool = True) -> list[Discr
     return out
 
 
-__all__ = ["WAIT", "capacity", "look_actions", "look_offsets", "readable_stops", "room_furniture",
-           "room_offsets"]
+__all__ = ["WAIT", "capacity", "look_actions", "look_offsets", "readable_stops", "room_offsets"]

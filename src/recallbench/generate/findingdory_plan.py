@@ -13,7 +13,6 @@ import numpy as np
 
 from recallbench.benchmarks.findingdory.ground_truth import body_pos, receptacle_top
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-from recallbench.generate.findingdory_look import room_furniture
 from recallbench.world.env import HomeEnv
 from recallbench.world.navigation import NavGrid
 from recallbench.world.objects import CATEGORIES, SPHERE_COLLIDERS
@@ -40,8 +39,6 @@ LEAD_MEAN = 3 / 95  # resting in the start room before the first walk to a chore
 TAIL_MEAN = 10 / 95  # walking away after the last placement and resting there
 TAIL_PER_ROOM = 8 / 95  # a longer tail walks on to another room (a rest fills a room's views)
 MAX_AWAY = 3
-REST_NEAR = 1.6  # m from a rest's spot to the nearest piece of its room's furniture, at most
-REST_DRAWS = 6  # spots drawn for a rest before it takes the one nearest to furniture
 
 
 class DayFailed(RuntimeError):
@@ -204,25 +201,13 @@ def _chores(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator,
 
 
 def room_leg(env: HomeEnv, rooms: list[str], rng: np.random.Generator, kind: str) -> Leg | None:
-    """A walk to a random free spot inside one of ``rooms`` within ``REST_NEAR`` of a piece
-    of its furniture (the first of ``REST_DRAWS`` drawn that is, else the nearest to one; a
-    rest in the middle of a large room saw what stood on its furniture under 32 x 32 px);
-    None when it snaps nowhere."""
+    """A walk to a random free spot inside one of ``rooms`` (None when it snaps nowhere)."""
     wanted = rooms[int(rng.integers(len(rooms)))]
     room = next(r for r in env.world_meta["rooms"] if r["name"] == wanted)
-    furniture = room_furniture(env.world_meta, room["name"])
     x0, y0, x1, y1 = room["bounds"]
-    best: tuple[float, np.ndarray] | None = None
-    for _ in range(REST_DRAWS):
-        xy = np.array([rng.uniform(x0 + 0.8, x1 - 0.8), rng.uniform(y0 + 0.8, y1 - 0.8)])
-        near = min((float(np.hypot(*(p - xy))) for p in furniture), default=0.0)
-        if best is None or near < best[0]:
-            best = (near, xy)
-        if near <= REST_NEAR:
-            break
-    assert best is not None
+    xy = np.array([rng.uniform(x0 + 0.8, x1 - 0.8), rng.uniform(y0 + 0.8, y1 - 0.8)])
     try:
-        goal = env.nav_grid.snap(best[1])
+        goal = env.nav_grid.snap(xy)
     except ValueError:
         return None
     return Leg(kind, goal, None, room=room["name"])
