@@ -92,6 +92,23 @@ def test_caps_move_long_looks_into_rooms_and_keep_the_total():
         assert capped[(len(legs) - 1, "after")] == 63  # the walk away keeps only its floor
 
 
+def test_capped_waits_keep_their_frames_in_their_stretch_of_the_day():
+    """Frames a wait holds beyond its cap stay in its stretch of the day (the lead before the
+    first chore, the chores, the tail after the last placement): moved across, they moved
+    the chores' times, and an agent answering with the day's last frames (recency) gained
+    on few-chore days, whose waits are over their caps."""
+    from recallbench.generate.findingdory_day import _stretch
+
+    legs = _day(interactions=3, rooms=0)  # no room visits: the rests go to the day's ends
+    caps = {(i, side): 130 for i in range(-1, len(legs)) for side in ("before", "after")}
+    for seed in range(20):
+        free = idle_schedule(legs, 3000, np.random.default_rng(seed), floor=63)
+        capped = idle_schedule(legs, 3000, np.random.default_rng(seed), floor=63, caps=caps)
+        for stretch in ("lead", "chores", "tail"):
+            assert sum(n for s, n in capped.items() if _stretch(legs, s) == stretch) == \
+                sum(n for s, n in free.items() if _stretch(legs, s) == stretch), (seed, stretch)
+
+
 # A short real day: one room, two chores, 1200 steps offered as 24 frames (a stride of 52, as
 # the 96 offered frames of a 4000-step day are 42 apart).
 SHORT = dict(interactions=2, interactions_spread=0, steps=1200, subsample=24, rooms=1,

@@ -16,6 +16,7 @@ every frame keeps its true time of day.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -176,7 +177,7 @@ def idle_schedule(
     most half of what the floors leave. Each pool is split
     among its slots at random. ``caps`` bounds slots (what a wait can show without repeating
     a view in two offered frames); the excess goes to the pools' other slots."""
-    picks, places, ends, rests = _idle_pools(legs)
+    picks, places, ends, rests, extras = _idle_pools(legs)
     floored = picks + places + ends[1:]
     floor = min(floor, spare // max(1, 2 * len(floored)))  # floors take at most half the spare
     out: dict[tuple[int, str], int] = dict.fromkeys(floored, floor)
@@ -190,28 +191,45 @@ def idle_schedule(
         for slot, extra in zip(pool, split.astype(int).tolist(), strict=True):
             out[slot] = out.get(slot, 0) + extra
     if caps is not None:
-        _spill(out, caps, picks + places + rests)
+        _spill(out, caps, picks + places + rests + extras, legs)
     return out
 
 
 Slot = tuple[int, str]
 
 
-def _idle_pools(legs: list[Leg]) -> tuple[list[Slot], list[Slot], list[Slot], list[Slot]]:
+def _idle_pools(legs: list[Leg]) -> tuple[list[Slot], list[Slot], list[Slot], list[Slot],
+                                          list[Slot]]:
     """The wait slots idle frames go to: before picks, after places, the day's ends (its
-    start, after each walk away) and rests (after room visits, else the ends)."""
+    start, after each walk away) and rests (after the planned room visits, else the ends);
+    and after the extra room visits, which take only what the others hold beyond their caps."""
     picks = [(i, "before") for i, leg in enumerate(legs) if leg.kind == "pick"]
     places = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "place"]
     ends = [(-1, "after")] + [(i, "after") for i, leg in enumerate(legs) if leg.kind == "away"]
-    rests = [(i, "after") for i, leg in enumerate(legs) if leg.kind == "room"] or ends
-    return picks, places, ends, rests
+    rests = [(i, "after") for i, leg in enumerate(legs)
+             if leg.kind == "room" and not leg.extra] or ends
+    extras = [(i, "after") for i, leg in enumerate(legs) if leg.extra]
+    return picks, places, ends, rests, extras
+
+
+def _stretch(legs: list[Leg], slot: Slot) -> str:
+    """Which stretch of the day a wait is in: the lead before its first leg, the tail after
+    its last placement, else between chores. Frames never move from one to another when
+    waits are capped: when the day's chores fall must not change (the public set's days
+    first show their first pick's receptacle at offered positions 2-9 and last show their
+    last placement's 3-31 positions before the end; an agent that answers by position
+    scores when they drift)."""
+    first_pick = min(i for i, leg in enumerate(legs) if leg.kind == "pick")
+    last_place = max(i for i, leg in enumerate(legs) if leg.kind == "place")
+    return "lead" if slot[0] < first_pick else "tail" if slot[0] > last_place else "chores"
 
 
 def _drawn_rests(legs: list[Leg], left: int, out: dict[tuple[int, str], int]) -> int:
     """Add the rests the plan drew (``Leg.rest``: before the first chore, after each walk away)
     to ``out``, scaled down to at most half of ``left`` (the chores' looks keep the rest);
     the frames given."""
-    slots = [((-1, "after"), legs[0].rest)] if legs else []
+    planned = [leg for leg in legs if not leg.extra]  # the lead is the first planned leg's
+    slots = [((-1, "after"), planned[0].rest)] if planned else []
     slots += [((i, "after"), leg.rest) for i, leg in enumerate(legs) if leg.kind == "away"]
     drawn = sum(r for _, r in slots)
     scale = min(1.0, left / 2 / drawn) if drawn else 0.0
@@ -222,12 +240,20 @@ def _drawn_rests(legs: list[Leg], left: int, out: dict[tuple[int, str], int]) ->
     return given
 
 
-def _spill(out: dict[tuple[int, str], int], caps: dict[tuple[int, str], int],
-           takers: list[tuple[int, str]]) -> None:
-    """Move what slots hold beyond their caps to the pools' slots with room left, in
-    proportion to that room (a wait longer than its cap repeats views in offered frames)."""
+def _spill(out: dict[Slot, int], caps: dict[Slot, int], takers: list[Slot],
+           legs: list[Leg]) -> None:
+    """Move what slots hold beyond their caps to the slots of their stretch of the day
+    (``_stretch``) with room left, in proportion to that room (a wait longer than its cap
+    repeats views in offered frames)."""
+    for stretch in ("lead", "chores", "tail"):
+        _spill_within({s: n for s, n in out.items() if _stretch(legs, s) == stretch}, out,
+                      caps, [s for s in takers if _stretch(legs, s) == stretch])
+
+
+def _spill_within(held: dict[Slot, int], out: dict[Slot, int], caps: dict[Slot, int],
+                  takers: list[Slot]) -> None:
     over = 0
-    for slot, n in out.items():
+    for slot, n in held.items():
         over += max(0, n - caps.get(slot, n))
         out[slot] = min(n, caps.get(slot, n))
     room = {slot: caps[slot] - out.get(slot, 0) for slot in dict.fromkeys(takers)
@@ -242,7 +268,7 @@ def _spill(out: dict[tuple[int, str], int], caps: dict[tuple[int, str], int],
         for slot, extra in given.items():
             out[slot] = out.get(slot, 0) + extra
     over -= give
-    takers = list(dict.fromkeys(takers))
+    takers = list(dict.fromkeys(takers)) or list(held)  # a stretch without takers keeps its own
     for k, slot in enumerate(takers if over else []):  # nowhere left: some views repeat
         out[slot] = out.get(slot, 0) + over // len(takers) + (1 if k < over % len(takers) else 0)
 
@@ -298,29 +324,65 @@ def _fits(legs: list[Leg], caps: dict[Slot, int], spare: int) -> bool:
     return sum(caps[s] for s in set().union(*_idle_pools(legs))) >= spare
 
 
+def _short_stretch(legs: list[Leg], demand: dict[Slot, int], caps: dict[Slot, int],
+                   ) -> str | None:
+    """The stretch of the day (``_stretch``) whose waits fall furthest short of the frames
+    the schedule gives them, None when none does."""
+    takers = set().union(*_idle_pools(legs))
+    short: dict[str, int] = {}
+    for slot in takers | set(demand):
+        stretch = _stretch(legs, slot)
+        short[stretch] = short.get(stretch, 0) + demand.get(slot, 0) - \
+            (caps.get(slot, 0) if slot in takers else 0)
+    worst = max(short, key=lambda k: short[k])
+    return worst if short[worst] > 0 else None
+
+
+def _extra_room(env: HomeEnv, legs: list[Leg], stretch: str, rng: np.random.Generator,
+                ) -> tuple[int, Leg] | None:
+    """A room visit for ``stretch`` and where it goes among the legs: before the first leg
+    (lead), before a pick after the first (chores), or after the last leg (tail: to a room
+    the chores did not use if there is one, so the day's last frames do not show them)."""
+    names = [r["name"] for r in env.world_meta["rooms"]]
+    if stretch == "tail":
+        used = {leg.room for leg in legs if leg.kind in ("pick", "place")}
+        names = [n for n in names if n not in used] or \
+            [n for n in names if n != next(x for x in reversed(legs) if x.kind == "place").room]
+    leg = room_leg(env, names or [r["name"] for r in env.world_meta["rooms"]], rng, "room")
+    if leg is None:
+        return None
+    leg.extra = True
+    if stretch == "lead":
+        return 0, leg
+    if stretch == "tail":
+        return len(legs), leg
+    at = [i for i, x in enumerate(legs) if x.kind == "pick" and x.interaction]
+    return (at[int(rng.integers(len(at)))], leg) if at else None
+
+
 def _rooms_to_fill(env: HomeEnv, planner: Planner, legs: list[Leg], spare: int,
-                   knobs: FindingDoryKnobs, rng: np.random.Generator,
+                   knobs: FindingDoryKnobs, rng: np.random.Generator, floor: int,
                    ) -> tuple[list[Leg], int, dict[Slot, int], Stops]:
     """The day's legs, spare steps and waits, with up to ``MAX_EXTRA_ROOMS`` more room visits
-    between chores while the waits cannot fill the spare steps with new views even widened
-    (a day of two chores has six waits: it held their headings for several strides each).
-    The visits are drawn from a child of ``rng``, so a day that needs none draws as before."""
+    while the waits of a stretch of the day cannot fill its frames with new views even
+    widened (a day of two chores has six waits: it held their headings for several strides
+    each). A visit goes to the stretch furthest short and takes only what its waits hold
+    beyond their caps, so the chores keep their times. The schedule is tried on a copy of
+    ``rng`` and the visits are drawn from a child of it: a day that needs none is drawn as
+    before."""
     check = ViewCheck(env)
     caps, stops = plan_waits(env, legs, knobs, spare, check)
     extra: np.random.Generator | None = None
-    rooms = [r["name"] for r in env.world_meta["rooms"]]
     for _ in range(MAX_EXTRA_ROOMS):
-        if _fits(legs, caps, spare):
+        stretch = _short_stretch(legs, idle_schedule(legs, spare, copy.deepcopy(rng), floor),
+                                 caps)
+        if stretch is None:
             break
         extra = extra or rng.spawn(1)[0]
-        leg = room_leg(env, rooms, extra, "room")
-        # between chores (before a pick after the first), never after the last: the day's
-        # last frames would show the rooms of its chores (the recency agent's answers)
-        at = [i for i, x in enumerate(legs) if x.kind == "pick" and x.interaction]
-        if leg is None or not at:
+        added = _extra_room(env, legs, stretch, extra)
+        if added is None:
             continue
-        where = at[int(extra.integers(len(at)))]
-        trial = [*legs[:where], leg, *legs[where:]]
+        trial = [*legs[:added[0]], added[1], *legs[added[0]:]]
         left = knobs.steps - 1 - planner.cost(trial)
         if left < 0:
             planner.cost(legs)  # the legs' measured actions, as they were
@@ -396,9 +458,9 @@ def run_day(
     settle(env)
     planner = Planner(env)
     legs, spare = _fit(planner, plan_day(env, knobs, rng), knobs.steps)
-    legs, spare, caps, stops = _rooms_to_fill(env, planner, legs, spare, knobs, rng)
     # a look lasts at least 1.5 strides of the subsampled video, so it shows in an offered frame
     floor = math.ceil(1.5 * knobs.steps / knobs.subsample)
+    legs, spare, caps, stops = _rooms_to_fill(env, planner, legs, spare, knobs, rng, floor)
     idle = idle_schedule(legs, spare, rng, floor, caps)
     actor = DayActor(env, knobs, sink)
     actor.record()  # frame 0: the robot at its start pose

@@ -81,6 +81,7 @@ class Leg:
     end: np.ndarray | None = None  # and the pose they reach
     rest: int = 0  # frames of other activity the plan drew: the day's lead-in before the
     # first leg (on the first leg), or a rest after a walk away (on an away leg)
+    extra: bool = False  # a room visit added to take waits' excess (findingdory_day)
 
 
 def _nav_goal(grid: NavGrid, target_xy: np.ndarray) -> np.ndarray | None:
