@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from recallbench.benchmarks.findingdory.ground_truth import room_of
 from recallbench.generate.findingdory_acting import DayActor, FrameSink, settle
 from recallbench.generate.findingdory_dry_runs import Planner
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
@@ -341,23 +342,32 @@ def _short_stretch(legs: list[Leg], demand: dict[Slot, int], caps: dict[Slot, in
 def _extra_room(env: HomeEnv, legs: list[Leg], stretch: str, rng: np.random.Generator,
                 ) -> tuple[int, Leg] | None:
     """A room visit for ``stretch`` and where it goes among the legs: before the first leg
-    (lead), before a pick after the first (chores), or after the last leg (tail: to a room
-    the chores did not use if there is one, so the day's last frames do not show them)."""
+    (lead: another spot of the start room), before a pick after the first (chores: another
+    spot of the room the robot is in), or after the last leg (tail: another spot of the room
+    the day walked away to last). Each stays in its room, so the time the day spends per room
+    is as drawn: a tail visit to another room showed the chores' receptacles in the day's last
+    frames (the recency agent, which answers with them, gained on days of many chores), and
+    visits to any room between chores made the room the day spent most time in narrower than
+    in val (Duration Tracking)."""
     names = [r["name"] for r in env.world_meta["rooms"]]
-    if stretch == "tail":
-        used = {leg.room for leg in legs if leg.kind in ("pick", "place")}
-        names = [n for n in names if n not in used] or \
-            [n for n in names if n != next(x for x in reversed(legs) if x.kind == "place").room]
-    leg = room_leg(env, names or [r["name"] for r in env.world_meta["rooms"]], rng, "room")
+    if stretch == "lead":
+        names = [room_of(env.world_meta, env.base_pose()[:2]) or names[0]]
+    elif stretch == "tail":
+        aways = [x.room for x in legs if x.kind == "away" and x.room is not None]
+        last_place = next(x for x in reversed(legs) if x.kind == "place").room
+        names = aways[-1:] or [n for n in names if n != last_place] or names
+    at = [i for i, x in enumerate(legs) if x.kind == "pick" and x.interaction]
+    where = 0 if stretch == "lead" else len(legs) if stretch == "tail" else \
+        at[int(rng.integers(len(at)))] if at else None
+    if where is None:
+        return None
+    if stretch == "chores":
+        names = [str(legs[where - 1].room)] if legs[where - 1].room else names
+    leg = room_leg(env, names, rng, "room")
     if leg is None:
         return None
     leg.extra = True
-    if stretch == "lead":
-        return 0, leg
-    if stretch == "tail":
-        return len(legs), leg
-    at = [i for i, x in enumerate(legs) if x.kind == "pick" and x.interaction]
-    return (at[int(rng.integers(len(at)))], leg) if at else None
+    return where, leg
 
 
 def _rooms_to_fill(env: HomeEnv, planner: Planner, legs: list[Leg], spare: int,
