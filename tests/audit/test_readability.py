@@ -249,3 +249,26 @@ def test_the_printed_table_gives_each_row_its_verdict_or_its_reason(suite):
     text = console.export_text()
     assert "near-identical offered frames" in text and "pass" in text
     assert text.count("n/a: 2 of 2 days have no readability.json") == 3
+
+
+def test_a_goal_is_unreadable_only_when_every_valid_view_of_it_is_small():
+    """object_target_small counts goal-frame pairs (a goal seen small from afar in five frames
+    counts five times); the best-view figure counts each goal once, by its largest view."""
+    from recallbench.audit.readability import SMALL_SIDE, best_view_small, segmentation_figures
+
+    pixels = 480 * 640
+    small, large = (SMALL_SIDE**2 - 1) / pixels, 0.03
+    frame = {"frame": 0, "objects": 0.1, "receptacles": 0.2, "largest": 0.2,
+             "largest_name": "x", "object_px": 10, "textured_object_px": 10}
+    rec = {"width": 480, "height": 640, "frames": [frame], "targets": [
+        {"kind": "object", "area": [small] * 5 + [large]},  # small five times, once large
+        {"kind": "object", "area": [small, small]},  # never readable
+        {"kind": "object", "area": [large]},
+        {"kind": "receptacle", "area": [small]},  # not an object target
+    ]}
+    assert best_view_small({"ep_0": rec}) == pytest.approx(1 / 3)
+    seg = segmentation_figures({"ep_0": rec})
+    assert seg["object_target_small"] == pytest.approx(7 / 9)
+    assert seg["object_target_best_view_small"] == pytest.approx(1 / 3)
+    rec["width"], rec["height"] = 960, 1280  # the same shares are four times the pixels
+    assert best_view_small({"ep_0": rec}) == 0.0

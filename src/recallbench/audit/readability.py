@@ -159,6 +159,18 @@ def _areas(records: dict[str, dict[str, Any]], kind: str) -> tuple[np.ndarray, n
     return np.asarray(area, dtype=float), np.asarray(px, dtype=float)
 
 
+def best_view_small(records: dict[str, dict[str, Any]], kind: str = "object") -> float | None:
+    """Share of the question goals of ``kind`` whose largest view in any valid offered frame is
+    under SMALL_SIDE x SMALL_SIDE px: the goals a model cannot read in any frame it may pick
+    (a goal is counted once, however many of its frames are small)."""
+    small = []
+    for rec in records.values():
+        pixels = rec["width"] * rec["height"]
+        small += [max(t["area"]) * pixels < SMALL_SIDE**2
+                  for t in rec["targets"] if t["kind"] == kind and t["area"]]
+    return float(np.mean(small)) if small else None
+
+
 def segmentation_figures(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     frames = [f for rec in records.values() for f in rec["frames"]]
     obj_px = sum(f["object_px"] for f in frames)
@@ -176,6 +188,7 @@ def segmentation_figures(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "object_target_area_p10": pct(area, 10),
         "object_target_small": float(np.mean(px < SMALL_SIDE**2)) if len(px) else None,
         "object_target_frames": len(area),
+        "object_target_best_view_small": best_view_small(records),
         "receptacle_target_area_median": pct(rec_area, 50),
         "receptacle_target_area_p10": pct(rec_area, 10),
     }
@@ -238,6 +251,7 @@ def readability(suite: Any, k: int) -> dict[str, Any]:
     why = None if seg else _missing(f"{READABILITY_FILE} (instance segmentation of the offered "
                                     "frames, recorded by generate)", no_record, len(days_all))
     info = {key: seg[key] for key in ("textured_object_share", "object_target_area_p10",
+                                      "object_target_best_view_small",
                                       "receptacle_target_area_median",
                                       "receptacle_target_area_p10")} if seg else {}
     return _section(rows + _segmentation_rows(seg, why), days=len(days_all), unit="days", k=k,

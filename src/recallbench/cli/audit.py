@@ -62,9 +62,11 @@ def readability_table(section: dict[str, Any]) -> Any:
             continue
         verdict = "[green]pass[/green]" if r["passed"] else "[red]fail[/red]"
         t.add_row(r["label"], f"{100 * r['value']:.1f}", bound, str(r["n"]), verdict)
-    textured = section.get("textured_object_share")
-    if textured is not None:
-        t.add_row("textured object pixels", f"{100 * textured:.1f}", "-", "-", "(information)")
+    for key, label in (("textured_object_share", "textured object pixels"),
+                       ("object_target_best_view_small", "object goals small in every frame")):
+        value = section.get(key)
+        if value is not None:
+            t.add_row(label, f"{100 * value:.1f}", "-", "-", "(information)")
     return t
 
 
