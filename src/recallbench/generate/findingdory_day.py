@@ -46,6 +46,8 @@ SLOT_CONCENTRATION = 0.35  # a pool's split among its slots: uneven, so chores d
 # the same hours every day
 OPTIONAL_LEGS = ("room", "revisit", "away")  # dropped in this order from a day too short
 MAX_EXTRA_ROOMS = 10  # room visits a day of few chores may add to fill its idle time
+EXTRA_APART = 0.75  # m an added visit stands from every spot the day walks to
+EXTRA_DRAWS = 6  # spots drawn for it before it gives up
 
 
 @dataclass
@@ -363,11 +365,13 @@ def _extra_room(env: HomeEnv, legs: list[Leg], stretch: str, rng: np.random.Gene
         return None
     if stretch == "chores":
         names = [str(legs[where - 1].room)] if legs[where - 1].room else names
-    leg = room_leg(env, names, rng, "room")
-    if leg is None:
-        return None
-    leg.extra = True
-    return where, leg
+    for _ in range(EXTRA_DRAWS):  # a spot the day already stood at repeats its views
+        leg = room_leg(env, names, rng, "room")
+        if leg is not None and min(float(np.hypot(*(x.goal - leg.goal))) for x in legs) \
+                >= EXTRA_APART:
+            leg.extra = True
+            return where, leg
+    return None
 
 
 def _rooms_to_fill(env: HomeEnv, planner: Planner, legs: list[Leg], spare: int,
