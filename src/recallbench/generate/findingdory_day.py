@@ -216,7 +216,7 @@ def _idle_pools(legs: list[Leg]) -> tuple[list[Slot], list[Slot], list[Slot], li
 
 
 def _stretch(legs: list[Leg], slot: Slot) -> str:
-    """Which stretch of the day a wait is in: the lead before its first leg, the tail after
+    """Which stretch of the day a wait is in: the lead before its first pick, the tail after
     its last placement, else between chores. Frames never move from one to another when
     waits are capped: when the day's chores fall must not change (the public set's days
     first show their first pick's receptacle at offered positions 2-9 and last show their
