@@ -8,6 +8,7 @@ long still wait were near-identical, and a rest could face a wall. A wait now sw
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -115,22 +116,34 @@ SHORT = dict(interactions=2, interactions_spread=0, steps=1200, subsample=24, ro
              width=96, height=128, distractors=4, revisits=1, questions=10)
 
 
+def _generated_day(tmp_path: Path, knobs: dict, seed: int) -> Path:
+    from recallbench.generate.findingdory import generate_episode
+    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
+
+    return generate_episode(tmp_path, seed=seed, index=0,
+                            knobs=FindingDoryKnobs(**knobs))
+
+
+def _near_identical_offered(ep: Path, k: int) -> list[int]:
+    """The offered positions whose frame is near-identical to another offered frame of the
+    day, by the readability audit's own definition (``readability.near_identical``)."""
+    import av
+
+    from recallbench.audit.readability import near_identical
+
+    with av.open(str(ep / f"video_{k}.mp4")) as c:
+        frames = [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
+    assert len(frames) == k
+    return [int(i) for i in np.flatnonzero(near_identical(frames))]
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_a_short_days_offered_frames_differ_and_the_day_ends_facing_furniture(tmp_path):
-    import av
-
     from recallbench.benchmarks.findingdory.annotations import load_episode
-    from recallbench.generate.findingdory import generate_episode
-    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-    knobs = FindingDoryKnobs(**SHORT)  # type: ignore[arg-type]
-    ep = generate_episode(tmp_path, seed=3, index=0, knobs=knobs)
-    with av.open(str(ep / "video_24.mp4")) as c:
-        frames = np.stack([f.to_ndarray(format="rgb24") for f in c.decode(video=0)])
-    frames = frames.astype(np.int16)
-    assert len(frames) == 24
-    near = [i for i in range(24) if any(np.abs(frames[i] - frames[j]).mean() < 2.0
-                                        for j in range(24) if j != i)]
+
+    ep = _generated_day(tmp_path, SHORT, seed=3)
+    near = _near_identical_offered(ep, 24)
     assert len(near) <= 2, f"offered frames {near} are near-identical to another"
     ann = load_episode(ep)
     kinds = np.array([e.kind for e in ann.entities])
@@ -243,15 +256,5 @@ FEW_CHORES = dict(interactions=2, interactions_spread=0, steps=4000, subsample=9
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_a_day_of_few_chores_offers_frames_that_differ(tmp_path):
-    import av
-
-    from recallbench.generate.findingdory import generate_episode
-    from recallbench.generate.findingdory_knobs import FindingDoryKnobs
-    knobs = FindingDoryKnobs(**FEW_CHORES)  # type: ignore[arg-type]
-    ep = generate_episode(tmp_path, seed=1, index=0, knobs=knobs)
-    with av.open(str(ep / "video_96.mp4")) as c:
-        frames = np.stack([f.to_ndarray(format="rgb24") for f in c.decode(video=0)])
-    frames = frames.astype(np.int16)
-    near = [i for i in range(96) if any(np.abs(frames[i] - frames[j]).mean() < 2.0
-                                        for j in range(96) if j != i)]
+    near = _near_identical_offered(_generated_day(tmp_path, FEW_CHORES, seed=1), 96)
     assert len(near) <= 9, f"offered frames {near} are near-identical to another"
