@@ -248,9 +248,10 @@ def _spill(out: dict[Slot, int], caps: dict[Slot, int], takers: list[Slot],
     """Move what slots hold beyond their caps to the slots of their stretch of the day
     (``_stretch``) with room left, in proportion to that room (a wait longer than its cap
     repeats views in offered frames)."""
+    stretch_of = {s: _stretch(legs, s) for s in [*out, *takers]}
     for stretch in ("lead", "chores", "tail"):
-        _spill_within({s: n for s, n in out.items() if _stretch(legs, s) == stretch}, out,
-                      caps, [s for s in takers if _stretch(legs, s) == stretch])
+        _spill_within({s: n for s, n in out.items() if stretch_of[s] == stretch}, out,
+                      caps, [s for s in takers if stretch_of[s] == stretch])
 
 
 def _spill_within(held: dict[Slot, int], out: dict[Slot, int], caps: dict[Slot, int],
@@ -322,16 +323,21 @@ def plan_waits(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs, spare: in
     return caps, stops
 
 
+def _takers(legs: list[Leg]) -> set[Slot]:
+    """Every wait slot idle frames may go to (``_idle_pools``)."""
+    return set().union(*_idle_pools(legs))
+
+
 def _fits(legs: list[Leg], caps: dict[Slot, int], spare: int) -> bool:
     """Can the waits idle frames go to fill ``spare`` frames within their caps?"""
-    return sum(caps[s] for s in set().union(*_idle_pools(legs))) >= spare
+    return sum(caps[s] for s in _takers(legs)) >= spare
 
 
 def _short_stretch(legs: list[Leg], demand: dict[Slot, int], caps: dict[Slot, int],
                    ) -> str | None:
     """The stretch of the day (``_stretch``) whose waits fall furthest short of the frames
     the schedule gives them, None when none does."""
-    takers = set().union(*_idle_pools(legs))
+    takers = _takers(legs)
     short: dict[str, int] = {}
     for slot in takers | set(demand):
         stretch = _stretch(legs, slot)
