@@ -168,7 +168,7 @@ def build_world(
     # the whole run plus a working lane in front counts as occupied for furniture placement
     c0, c1 = run.at((0, 0, 0)), run.at((run.length, 0.62 + 1.9, 0))
     block = (min(c0[0], c1[0]), min(c0[1], c1[1]), max(c0[0], c1[0]), max(c0[1], c1[1]))
-    furnish(spec, rng, layout, st, slots, recs, block)
+    furnish(spec, rng, layout, st, slots, recs, block, home=kind == "home")
     slots.extend(_fixture_slot(f, run) for f in fixtures)
     n = n_objects if n_objects is not None else (10 if kind == "kitchen" else 16)
     objects = place_objects(spec, rng, slots, n)

@@ -60,22 +60,26 @@ def furnish(
     slots: list[Slot],
     recs: list[Placed],
     kitchen_block: Box | None,
+    *,
+    home: bool = True,
 ) -> None:
     """Place each room's furniture (receptacles) clear of doorways, the kitchen run and each
-    other, with a lane in front; appends them and their top surfaces to ``recs`` and ``slots``."""
+    other, with a lane in front; appends them and their top surfaces to ``recs`` and ``slots``.
+    A kitchen on its own (``home`` False: SceneMem's kitchen world) keeps only its table."""
     zones = _doorway_zones(layout)
     for room in layout.rooms:
         placed = [kitchen_block] if room.type == "kitchen" and kitchen_block else []
-        _furnish_room(spec.worldbody, rng, room, st, zones, placed, slots, recs)
+        kinds = fu.ROOM_FURNITURE.get(room.type, ()) if home else fu.KITCHEN_ALONE
+        _furnish_room(spec.worldbody, rng, room, st, kinds, zones, placed, slots, recs)
 
 
 def _furnish_room(world: mujoco.MjsBody, rng: np.random.Generator, room: Room, st: Style,
-                  zones: list[Box], placed: list[Box], slots: list[Slot],
-                  recs: list[Placed]) -> None:
-    """Each of the room's furniture kinds at the first of 60 drawn poses that fits inside the
-    room, off the doorways, with its lane clear of what is already ``placed``; none if none fits."""
+                  kinds: tuple[str, ...], zones: list[Box], placed: list[Box],
+                  slots: list[Slot], recs: list[Placed]) -> None:
+    """Each of ``kinds`` at the first of 60 drawn poses that fits inside the room, off the
+    doorways, with its lane clear of what is already ``placed``; none if none fits."""
     counts: dict[str, int] = {}  # per room: a second piece of a kind is named ..._2
-    for kind in fu.ROOM_FURNITURE.get(room.type, ()):
+    for kind in kinds:
         for _ in range(60):
             pos, yaw = _draw_pose(rng, room, kind)
             fp = _footprint(kind, pos, yaw)

@@ -36,15 +36,22 @@ SIZES: dict[str, tuple[float, float, float, bool]] = {
     "sideboard": (1.6, 0.45, 0.85, True),
     "vanity": (1.0, 0.52, 0.85, True),
     "kitchen_table": (1.2, 0.8, 0.76, False),
+    "chest_of_drawers": (0.8, 0.45, 0.95, True),
+    "cabinet": (0.6, 0.45, 0.9, True),
 }
 
+# Each room's pieces, placed in this order where they fit (furnish.py). Rooms are furnished as
+# homes are, walls lined with cabinets and chests: a robot walking along bare walls saw no
+# object, receptacle or fixture in 13% of its walking frames (issue 38).
 ROOM_FURNITURE: dict[str, tuple[str, ...]] = {
-    "living_room": ("sofa", "coffee_table", "shelf", "tv_stand"),
-    "bedroom": ("bed", "nightstand", "dresser", "shelf"),
-    "dining_room": ("dining_table", "sideboard", "shelf"),
-    "bathroom": ("vanity", "shelf"),
-    "kitchen": ("kitchen_table",),
+    "living_room": ("sofa", "coffee_table", "shelf", "tv_stand", "cabinet", "chest_of_drawers"),
+    "bedroom": ("bed", "nightstand", "dresser", "shelf", "chest_of_drawers", "cabinet"),
+    "dining_room": ("dining_table", "sideboard", "shelf", "cabinet", "chest_of_drawers"),
+    "bathroom": ("vanity", "shelf", "cabinet", "chest_of_drawers"),
+    "kitchen": ("kitchen_table", "cabinet", "cabinet"),
 }
+# The kitchen world (kind "kitchen", SceneMem's) keeps RoboCasa's layout: the run and a table.
+KITCHEN_ALONE = ("kitchen_table",)
 
 
 @dataclass
@@ -175,7 +182,7 @@ def build(
         top, half = _shelf(body, w, d, h, wood)
     elif kind == "tv_stand":
         top, half = _tv_stand(body, name, w, d, h, wood)
-    else:  # nightstand, dresser, sideboard, vanity: closed cabinets with a top
+    else:  # nightstand, dresser, sideboard, vanity, chest of drawers, cabinet: closed, a top
         top = _cabinet(body, name, kind, w, d, h, st)
     site = body.add_site(
         name=f"{name}_top",
@@ -229,12 +236,19 @@ def _tv_stand(body: mujoco.MjsBody, name: str, w: float, d: float, h: float, woo
 
 def _cabinet(body: mujoco.MjsBody, name: str, kind: str, w: float, d: float, h: float,
              st: Style) -> tuple[float, float, float]:
-    """A closed cabinet (nightstand, dresser, sideboard, vanity): body, drawer fronts and
-    handles; a vanity also gets a counter top and a mirror. Returns the top surface's centre."""
+    """A closed piece: body, fronts and handles. Drawers in rows (a chest of drawers has four,
+    narrower than a dresser's three), except a cabinet's two doors with upright handles; a
+    vanity also gets a counter top and a mirror. Returns the top surface's centre."""
     color = st.cabinet if kind == "vanity" else st.wood
     cab_mat = None if kind == "vanity" else MAT_WOOD
     box(body, f"{name}_body", (0, d / 2, h / 2), (w / 2, d / 2, h / 2), color, material=cab_mat)
-    rows = 2 if kind in ("nightstand", "vanity") else 3
+    if kind == "cabinet":
+        for sx in (-1, 1):
+            box(body, None, (sx * w / 4, d + 0.002, h / 2), (w / 4 - 0.015, 0.002, h / 2 - 0.02),
+                color, material=cab_mat)
+            box(body, None, (sx * 0.04, d + 0.02, h * 0.6), (0.01, 0.012, 0.07), st.accent)
+        return (0.0, d / 2, h)
+    rows = {"nightstand": 2, "vanity": 2, "chest_of_drawers": 4}.get(kind, 3)
     for k in range(rows):
         z = h * (k + 0.5) / rows
         box(body, None, (0, d + 0.002, z), (w / 2 - 0.02, 0.002, h / rows / 2 - 0.015), color,
@@ -249,4 +263,4 @@ def _cabinet(body: mujoco.MjsBody, name: str, kind: str, w: float, d: float, h: 
     return (0.0, d / 2, h)
 
 
-__all__ = ["SIZES", "ROOM_FURNITURE", "ReceptacleInfo", "build", "STATIC"]
+__all__ = ["SIZES", "ROOM_FURNITURE", "KITCHEN_ALONE", "ReceptacleInfo", "build", "STATIC"]
