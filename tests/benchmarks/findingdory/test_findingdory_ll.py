@@ -187,29 +187,57 @@ def test_never_stopping_times_out_after_1000_steps(suite, episode, worlds):
     assert score_case(case, rec, episode=episode)["ll_failure"] == "timeout"
 
 
-def _ordered_pair(suite, episode):
+def _ordered_pair(suite, ep_id, episode):
+    """An ordered two-goal case and a clear frame of each goal that does not show the other
+    goal, in the world the LL phase runs in: the day's end, where both objects already stand
+    at their new places (before a placement the annotations leave the object out: coverage 0,
+    distance inf, so a frame from then may show it once it stands there); None if none."""
     sat = episode.satisfied("full")
     for case in suite.cases:
-        if not case.ordered or len(case.subgoals) != 2:
+        if case.ep_id != ep_id or not case.ordered or len(case.subgoals) != 2:
             continue
         c0, c1 = _cands(case, episode)
-        f0s, f1s = _robust_frames(episode, c0), _robust_frames(episode, c1)
-        # the second goal's frame must not also show the first goal (else a swap still passes)
-        f1s = [f for f in f1s if not sat[f, c0].any() and episode.coverage[f, c0].max() == 0]
-        if len(f0s) and f1s:
+
+        def clear(frames, other):
+            return [f for f in frames if np.isfinite(episode.distance[f, other]).all()
+                    and not sat[f, other].any() and episode.coverage[f, other].max() == 0]
+
+        f0s, f1s = clear(_robust_frames(episode, c0), c1), clear(_robust_frames(episode, c1), c0)
+        if f0s and f1s:
             return case, int(f0s[len(f0s) // 2]), int(f1s[len(f1s) // 2])
+    return None
+
+
+@pytest.fixture(scope="module")
+def ordered(findingdory_ends_at_a_goal_suite, findingdory_two_day_suite):
+    """The first day of the two suites with an ordered case whose goals stand apart (a day
+    may put its two objects side by side): its suite's world cache, episode, case and frames."""
+    from recallbench.benchmarks.findingdory.annotations import load_episode
+    from recallbench.benchmarks.findingdory.data import load_suite
+    from recallbench.benchmarks.findingdory.ll_world import WorldCache
+
+    for path in (findingdory_ends_at_a_goal_suite, findingdory_two_day_suite):
+        suite = load_suite(path)
+        for ep_id in sorted({c.ep_id for c in suite.cases}):
+            episode = load_episode(suite.episode_dir(ep_id))
+            found = _ordered_pair(suite, ep_id, episode)
+            if found is not None:
+                cache = WorldCache(suite)
+                yield cache, ep_id, episode, *found
+                cache.close()
+                return
     raise AssertionError("no ordered two-goal case with clear frames")
 
 
-def test_ordered_goals_succeed_in_order_and_fail_at_the_first_wrong_stop(suite, episode, worlds):
+def test_ordered_goals_succeed_in_order_and_fail_at_the_first_wrong_stop(ordered):
     from recallbench.agents.ll_policies import GreedyFramePolicy
     from recallbench.benchmarks.findingdory.ll import shortest_path_length
+    from recallbench.benchmarks.findingdory.ll_rollout import LLPhase
     from recallbench.benchmarks.findingdory.scoring import score_case
 
-    case, f0, f1 = _ordered_pair(suite, episode)
-    right, wrong = _run(
-        worlds,
-        GreedyFramePolicy(),
+    worlds, ep_id, episode, case, f0, f1 = ordered
+    right, wrong = LLPhase(worlds.suite, GreedyFramePolicy(), worlds=worlds).run_episode(
+        ep_id,
         [
             (case, _record(case, [f0, f1], episode.num_frames)),
             (case, _record(case, [f1, f0], episode.num_frames)),
