@@ -38,7 +38,7 @@ class FindingDoryKnobs:
     interactions: int = 7  # 7 +- 5 clipped: uniform over 2..11, as in the public set
     interactions_spread: int = 5
     steps: int = 4000
-    distractors: int = 6
+    distractors: int = 8  # homes lined with cabinets and chests spread objects thinner (6 before)
     revisits: int = 1
     rooms: int | None = None
     width: int = 480

@@ -36,6 +36,7 @@ SPOT_CLEARANCE = 0.08  # m between a placed object's rim and any other object's
 # / 31 positions before the end; days that always started and ended alike let an agent that
 # never watches answer "revisit all the receptacles you picked objects from" by position.
 LEAD_MEAN = 3 / 95  # resting in the start room before the first walk to a chore
+FREE_SPOT_DRAWS = 20  # points drawn in a room before a walk into it gives up
 TAIL_MEAN = 10 / 95  # walking away after the last placement and resting there
 TAIL_PER_ROOM = 8 / 95  # a longer tail walks on to another room (a rest fills a room's views)
 MAX_AWAY = 3
@@ -201,17 +202,25 @@ def _chores(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator,
     return legs, done
 
 
-def room_leg(env: HomeEnv, rooms: list[str], rng: np.random.Generator, kind: str) -> Leg | None:
-    """A walk to a random free spot inside one of ``rooms`` (None when it snaps nowhere)."""
+def room_leg(env: HomeEnv, rooms: list[str], rng: np.random.Generator, kind: str,
+             open_floor: bool = False) -> Leg | None:
+    """A walk to a random spot inside one of ``rooms`` (None when it finds none): a point
+    drawn at least 0.8 m inside the room's walls, snapped to the floor. With ``open_floor``
+    the point itself must be free (up to ``FREE_SPOT_DRAWS`` draws): snapped, a point inside
+    a piece of furniture puts the robot against the piece, at its viewpoint."""
     wanted = rooms[int(rng.integers(len(rooms)))]
     room = next(r for r in env.world_meta["rooms"] if r["name"] == wanted)
     x0, y0, x1, y1 = room["bounds"]
-    xy = np.array([rng.uniform(x0 + 0.8, x1 - 0.8), rng.uniform(y0 + 0.8, y1 - 0.8)])
-    try:
-        goal = env.nav_grid.snap(xy)
-    except ValueError:
-        return None
-    return Leg(kind, goal, None, room=room["name"])
+    grid = env.nav_grid
+    for _ in range(FREE_SPOT_DRAWS if open_floor else 1):
+        xy = np.array([rng.uniform(x0 + 0.8, x1 - 0.8), rng.uniform(y0 + 0.8, y1 - 0.8)])
+        if open_floor and not grid.is_navigable(xy):
+            continue
+        try:
+            return Leg(kind, grid.snap(xy), None, room=room["name"])
+        except ValueError:
+            return None
+    return None
 
 
 def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) -> list[Leg]:
@@ -264,7 +273,7 @@ def _lead_and_tail(env: HomeEnv, knobs: FindingDoryKnobs, legs: list[Leg],
         least = min(chores[n] for n in names)
         elsewhere = [n for n in names if chores[n] == least]
         for _ in range(3):  # a spot may snap nowhere: try another
-            away = room_leg(env, elsewhere, rng if walk else day_rng, "away")
+            away = room_leg(env, elsewhere, rng if walk else day_rng, "away", open_floor=True)
             if away is not None:
                 aways.append(away)
                 chores[away.room] += 1  # a further walk goes on to another room
