@@ -27,7 +27,14 @@ from recallbench.generate.findingdory_acting import DayActor, FrameSink, settle
 from recallbench.generate.findingdory_dry_runs import Planner
 from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.generate.findingdory_look import capacity, look_offsets, readable_stops
-from recallbench.generate.findingdory_plan import LOOK_STEPS, DayFailed, Leg, plan_day, room_leg
+from recallbench.generate.findingdory_plan import (
+    LOOK_STEPS,
+    DayFailed,
+    Leg,
+    plan_day,
+    room_leg,
+    touched,
+)
 from recallbench.generate.findingdory_views import ViewCheck
 from recallbench.world.env import HomeEnv
 
@@ -372,7 +379,8 @@ def _extra_room(env: HomeEnv, legs: list[Leg], stretch: str, rng: np.random.Gene
     if stretch == "chores":
         names = [str(legs[where - 1].room)] if legs[where - 1].room else names
     for _ in range(EXTRA_DRAWS):  # a spot the day already stood at repeats its views
-        leg = room_leg(env, names, rng, "room", open_floor=stretch == "tail")
+        leg = room_leg(env, names, rng, "room", open_floor=stretch == "tail",
+                       avoid=touched(env, legs) if stretch == "tail" else None)
         if leg is not None and min(float(np.hypot(*(x.goal - leg.goal))) for x in legs) \
                 >= EXTRA_APART:
             leg.extra = True

@@ -203,24 +203,44 @@ def _chores(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator,
 
 
 def room_leg(env: HomeEnv, rooms: list[str], rng: np.random.Generator, kind: str,
-             open_floor: bool = False) -> Leg | None:
+             open_floor: bool = False, avoid: np.ndarray | None = None) -> Leg | None:
     """A walk to a random spot inside one of ``rooms`` (None when it finds none): a point
     drawn at least 0.8 m inside the room's walls, snapped to the floor. With ``open_floor``
-    the point itself must be free (up to ``FREE_SPOT_DRAWS`` draws): snapped, a point inside
-    a piece of furniture puts the robot against the piece, at its viewpoint."""
+    the point itself must be free (``FREE_SPOT_DRAWS`` draws): snapped, a point inside a piece
+    of furniture puts the robot against the piece, at its viewpoint. ``avoid`` (N, 2): of the
+    free points drawn, the one farthest from all of them."""
     wanted = rooms[int(rng.integers(len(rooms)))]
     room = next(r for r in env.world_meta["rooms"] if r["name"] == wanted)
     x0, y0, x1, y1 = room["bounds"]
     grid = env.nav_grid
+    best: tuple[float, np.ndarray] | None = None
     for _ in range(FREE_SPOT_DRAWS if open_floor else 1):
         xy = np.array([rng.uniform(x0 + 0.8, x1 - 0.8), rng.uniform(y0 + 0.8, y1 - 0.8)])
         if open_floor and not grid.is_navigable(xy):
             continue
-        try:
-            return Leg(kind, grid.snap(xy), None, room=room["name"])
-        except ValueError:
-            return None
-    return None
+        if avoid is None or not len(avoid):
+            best = (0.0, xy)
+            break
+        apart = float(np.min(np.hypot(*(avoid - xy).T)))
+        if best is None or apart > best[0]:
+            best = (apart, xy)
+    if best is None:
+        return None
+    try:
+        return Leg(kind, grid.snap(best[1]), None, room=room["name"])
+    except ValueError:
+        return None
+
+
+def touched(env: HomeEnv, legs: list[Leg]) -> np.ndarray:
+    """(N, 2): where the day's picks and places were (receptacles and put-down spots)."""
+    meta = env.world_meta
+    recs = {r["name"]: r for r in meta["receptacles"] + meta.get("fixtures", [])}
+    pts = [np.asarray(recs[leg.receptacle]["pos"][:2], dtype=float)
+           for leg in legs if leg.kind in ("pick", "place") and leg.receptacle in recs]
+    pts += [np.asarray(leg.spot[:2], dtype=float) for leg in legs
+            if leg.kind == "place" and leg.spot is not None]
+    return np.array(pts).reshape(-1, 2)
 
 
 def plan_day(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator) -> list[Leg]:
@@ -273,7 +293,8 @@ def _lead_and_tail(env: HomeEnv, knobs: FindingDoryKnobs, legs: list[Leg],
         least = min(chores[n] for n in names)
         elsewhere = [n for n in names if chores[n] == least]
         for _ in range(3):  # a spot may snap nowhere: try another
-            away = room_leg(env, elsewhere, rng if walk else day_rng, "away", open_floor=True)
+            away = room_leg(env, elsewhere, rng if walk else day_rng, "away", open_floor=True,
+                            avoid=touched(env, legs))
             if away is not None:
                 aways.append(away)
                 chores[away.room] += 1  # a further walk goes on to another room
