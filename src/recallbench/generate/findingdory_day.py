@@ -49,8 +49,7 @@ PACE_SIGMA = 0.7
 # Mean shares of the spare steps: looking before a pick, after a place, resting in rooms.
 IDLE_SHARES = np.array([0.3, 0.34, 0.36])
 IDLE_CONCENTRATION = 12.0  # how far one day's shares stray from those means
-SLOT_CONCENTRATION = 0.35  # a pool's split among its slots: uneven, so chores do not fall at
-# the same hours every day
+SLOT_CONCENTRATION = 0.35  # a pool's split among its slots: uneven, so chores vary in hour
 OPTIONAL_LEGS = ("room", "revisit", "away")  # dropped in this order from a day too short
 MAX_EXTRA_ROOMS = 10  # room visits a day of few chores may add to fill its idle time
 EXTRA_APART = 0.75  # m an added visit stands from every spot the day walks to
@@ -356,14 +355,11 @@ def _short_stretch(legs: list[Leg], demand: dict[Slot, int], caps: dict[Slot, in
 
 def _extra_room(env: HomeEnv, legs: list[Leg], stretch: str, rng: np.random.Generator,
                 ) -> tuple[int, Leg] | None:
-    """A room visit for ``stretch`` and where it goes among the legs: before the first leg
-    (lead: another spot of the start room), before a pick after the first (chores: another
-    spot of the room the robot is in), or after the last leg (tail: another spot of the room
-    the day walked away to last). Each stays in its room, so the time the day spends per room
-    is as drawn: a tail visit to another room showed the chores' receptacles in the day's last
-    frames (the recency agent, which answers with them, gained on days of many chores), and
-    visits to any room between chores made the room the day spent most time in narrower than
-    in val (Duration Tracking)."""
+    """A room visit for ``stretch`` and where it goes: before the first leg (lead: the start
+    room), before a pick after the first (chores: the room the robot is in) or last (tail: the
+    room walked away to last, on open floor away from what the day touched). It stays in its
+    room, so the time per room is as drawn (a tail visit elsewhere showed the chores' places in
+    the last frames, where recency answers; visits between chores narrowed Duration Tracking)."""
     names = [r["name"] for r in env.world_meta["rooms"]]
     if stretch == "lead":
         names = [room_of(env.world_meta, env.base_pose()[:2]) or names[0]]
