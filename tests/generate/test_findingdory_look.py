@@ -146,13 +146,13 @@ def test_a_short_days_offered_frames_differ_and_the_day_ends_facing_furniture(tm
     near = _near_identical_offered(ep, 24)
     assert len(near) <= 2, f"offered frames {near} are near-identical to another"
     ann = load_episode(ep)
-    kinds = np.array([e.kind for e in ann.entities])
-    things = ann.coverage[:, (kinds == "object") | (kinds == "receptacle")]
-    # the day's end faces furniture: every frame of its last stride shows some
-    stride = ann.num_frames // 24
-    assert (things[-stride:].max(axis=1) >= 0.001).all()
     # what each offered frame shows, as the generator segments it for the readability audit
     seen = json.loads((ep / "readability.json").read_text())["frames"]
+    # the day's end faces furniture (a receptacle or a kitchen fixture, which the questions'
+    # entities leave out: a day may end facing a dishwasher): its last two offered frames,
+    # a stride apart, both show some
+    assert seen[-1]["frame"] == ann.num_frames - 1
+    assert all(f["receptacles"] >= 0.001 for f in seen[-2:]), seen[-2:]
     empty = [p for p, f in enumerate(seen) if f["largest"] < 0.001]
     assert len(empty) <= 1, f"offered frames {empty} show no object, receptacle or fixture"
 
