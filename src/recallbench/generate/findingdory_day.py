@@ -374,9 +374,9 @@ def _extra_room(env: HomeEnv, legs: list[Leg], stretch: str, rng: np.random.Gene
         return None
     if stretch == "chores":
         names = [str(legs[where - 1].room)] if legs[where - 1].room else names
+    avoid = touched(env, legs) if stretch == "tail" else None
     for _ in range(EXTRA_DRAWS):  # a spot the day already stood at repeats its views
-        leg = room_leg(env, names, rng, "room", open_floor=stretch == "tail",
-                       avoid=touched(env, legs) if stretch == "tail" else None)
+        leg = room_leg(env, names, rng, "room", open_floor=avoid is not None, avoid=avoid)
         if leg is not None and min(float(np.hypot(*(x.goal - leg.goal))) for x in legs) \
                 >= EXTRA_APART:
             leg.extra = True

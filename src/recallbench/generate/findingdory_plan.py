@@ -289,12 +289,13 @@ def _lead_and_tail(env: HomeEnv, knobs: FindingDoryKnobs, legs: list[Leg],
     names = [r["name"] for r in env.world_meta["rooms"] if r["name"] != last_place.room] \
         or [r["name"] for r in env.world_meta["rooms"]]
     aways: list[Leg] = []
+    avoid = touched(env, legs)  # the aways stand far from it (legs holds no away yet)
     for walk in range(min(MAX_AWAY, 1 + int(tail / (knobs.steps * TAIL_PER_ROOM)))):
         least = min(chores[n] for n in names)
         elsewhere = [n for n in names if chores[n] == least]
         for _ in range(3):  # a spot may snap nowhere: try another
             away = room_leg(env, elsewhere, rng if walk else day_rng, "away", open_floor=True,
-                            avoid=touched(env, legs))
+                            avoid=avoid)
             if away is not None:
                 aways.append(away)
                 chores[away.room] += 1  # a further walk goes on to another room
