@@ -16,6 +16,7 @@ from recallbench.generate.findingdory_knobs import FindingDoryKnobs
 from recallbench.world.env import HomeEnv
 from recallbench.world.navigation import NavGrid
 from recallbench.world.objects import CATEGORIES, SPHERE_COLLIDERS
+from recallbench.world.robot import HEAD_HEIGHT
 
 MAX_NAV_STEPS = 900
 REACH_STEPS = 45  # arm steps to reach an object or a placing spot (0.05 m per step)
@@ -99,37 +100,67 @@ def _radius(category: str) -> float:
     return float(CATEGORIES[category].radius)
 
 
+Standing = tuple[np.ndarray, float, float]  # an object: centre (xyz), radius, half height
+
+
+def hides(eye: np.ndarray, front: Standing, back: Standing) -> bool:
+    """Does ``front`` stand between the head camera of a robot at ``eye`` (base xy) and the
+    centre of ``back``: nearer, across the line of sight within their radii, and its top above
+    the sight line where it crosses it?"""
+    ray = back[0][:2] - eye[:2]
+    far = float(np.hypot(*ray))
+    if far < 1e-6:
+        return False
+    off = front[0][:2] - eye[:2]
+    along = float(np.dot(off, ray)) / far
+    if not 0.0 < along < far:
+        return False
+    across = abs(float(ray[0] * off[1] - ray[1] * off[0])) / far
+    sight = HEAD_HEIGHT - (HEAD_HEIGHT - float(back[0][2])) * along / far
+    return across < front[1] + back[1] and float(front[0][2]) + front[2] > sight
+
+
 def _place_spot(
     env: HomeEnv,
     grid: NavGrid,
     rec: dict,
-    occupied: list[tuple[np.ndarray, float]],
+    occupied: list[Standing],
     obj: dict,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """A free, reachable point on a receptacle's top, and the pose to place from.
 
-    ``occupied`` holds (position, radius) of the other objects: the spot keeps clear of them
-    by ``SPOT_CLEARANCE`` so that placing (and later picking) never knocks a neighbour over.
+    ``occupied`` holds the other objects: the spot keeps clear of them by ``SPOT_CLEARANCE``
+    so that placing (and later picking) never knocks a neighbour over, and, where the top has
+    room, the put-down object neither hides one of them nor is hidden by one from the pose it
+    is placed from (the wait after a place looks at it there: a bottle put in front of a lemon
+    left the lemon a sliver in every frame that counted as seeing it).
     """
     centre, yaw, half = receptacle_top(env, rec)
     c, s = math.cos(yaw), math.sin(yaw)
     radius = _radius(obj["category"])
     inset = np.maximum(half - max(0.08, radius), 0.0)
-    cands = []
+    z = centre[2] + obj["half_height"] + 0.005
+    cands, clear = [], []
     for u in np.linspace(-inset[0], inset[0], 5):
         for v in np.linspace(-inset[1], inset[1], 5):
             p = centre[:2] + np.array([c * u - s * v, s * u + c * v])
-            if any(np.hypot(*(p - o[:2])) < radius + r + SPOT_CLEARANCE for o, r in occupied):
+            if any(np.hypot(*(p - o[:2])) < radius + r + SPOT_CLEARANCE for o, r, _ in occupied):
                 continue
             goal = _nav_goal(grid, p)
-            if goal is not None:
-                cands.append((float(np.hypot(*(goal - p))), p, goal))
+            if goal is None:
+                continue
+            cand = (float(np.hypot(*(goal - p))), p, goal)
+            cands.append(cand)
+            mine = (np.array([p[0], p[1], z]), radius, float(obj["half_height"]))
+            if not any(hides(goal, a, b) for o in occupied for a, b in ((mine, o), (o, mine))):
+                clear.append(cand)
     if not cands:
         return None
+    cands = clear or cands
     cands.sort(key=lambda t: t[0])
     _, p, goal = cands[int(rng.integers(0, min(3, len(cands))))]
-    return np.array([p[0], p[1], centre[2] + obj["half_height"] + 0.005]), goal
+    return np.array([p[0], p[1], z]), goal
 
 
 def _choose_rooms(meta: dict, movable: dict, knobs: FindingDoryKnobs, rng) -> list[str]:
@@ -182,7 +213,8 @@ def _chores(env: HomeEnv, knobs: FindingDoryKnobs, rng: np.random.Generator,
         info = movable[name]
         options = [r for r in dst_recs if r["name"] != info["rec"]]
         rng.shuffle(options)
-        occupied = [(p, _radius(objs[n]["category"])) for n, p in positions.items() if n != name]
+        occupied = [(p, _radius(objs[n]["category"]), float(objs[n]["half_height"]))
+                    for n, p in positions.items() if n != name]
         for rec in options:
             placed = _place_spot(env, grid, rec, occupied, objs[name], rng)
             if placed is None:
