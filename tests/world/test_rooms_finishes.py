@@ -174,3 +174,16 @@ def test_the_manifest_lists_every_texture_a_home_can_choose_and_the_generator_dr
     for stem in ("floor_wood_oak", "floor_tile_checker", "wall_wainscot", "fabric_quilt"):
         shipped = np.asarray(Image.open(asset_store.ASSET_ROOT / "rooms" / f"{stem}.png"))
         assert np.array_equal(shipped, to_rgb(rooms.draw(stem))), stem
+
+
+def test_large_grey_floor_tiles_come_in_two_shades_a_colour_cube_apart() -> None:
+    """A kitchen floor of large grey tiles in nearly one shade put over 80% of a walking frame
+    in one colour cube (the readability audit's one-colour rule), with a pale wall beside it:
+    two of seed 0's six one-colour frames. Its two shades now fall in different cubes, so the
+    floor alone is never one colour."""
+    from PIL import Image
+
+    from recallbench.generate.frame_readability import ONE_COLOUR, dominant_colour_share
+
+    floor = np.asarray(Image.open(asset_store.ASSET_ROOT / "rooms" / "floor_tile_grey.png"))
+    assert dominant_colour_share(floor[..., :3]) < ONE_COLOUR - 0.1

@@ -240,7 +240,7 @@ FLOOR_TILES: dict[str, Callable[[np.random.Generator], np.ndarray]] = {
     "tile_checker": lambda r: tiles(("efede8", "2f3033"), r, n=4, checker=True, grout="9a9894"),
     "tile_terracotta": lambda r: tiles(("b5623d", "a8583a", "bf6c45"), r, n=4, grout="cdbfae",
                                        jitter=0.08),
-    "tile_grey": lambda r: tiles(("9d9fa0", "a7a8a6"), r, n=2, gap=2.5),
+    "tile_grey": lambda r: tiles(("8f9193", "b4b5b2"), r, n=2, gap=2.5),
     "stone_slate": lambda r: flagstones(("5d6266", "6b6f70", "545a5f"), r),
     "stone_travertine": lambda r: flagstones(("d6c6a8", "cdbb9b", "dccfb4"), r),
 }
