@@ -53,6 +53,20 @@ def test_a_wait_holds_every_stop_and_never_a_heading_for_a_stride(stops, back):
         assert heads[-1] in stops
 
 
+@pytest.mark.parametrize("stops", [[-1, 0, 1], [-2, -1, 0, 1, 2], [-5, 0, 3]])
+def test_a_wait_that_turns_back_holds_its_starting_heading_last(stops):
+    """Held on the way past, the starting heading was seen again on the return (one frame at
+    the wait's end, then the next walk turned away): an offered frame there repeated the held
+    view (fin_1 of seed 1: a nightstand's put-down jar three times over). Holding it on the
+    return shows it once, at the end."""
+    frames = capacity(stops, 41, True)
+    actions = look_actions(stops, frames, back=True)
+    heads = _headings(actions)
+    at_start = [i for i, h in enumerate(heads) if h == 0 and actions[i] is WAIT]
+    assert at_start and at_start[-1] == len(actions) - 1
+    assert at_start == list(range(at_start[0], len(actions)))  # one stretch, the last
+
+
 def test_a_short_wait_drops_the_far_stops_and_a_tiny_one_holds_still():
     actions = look_actions([-4, 0, 1, 9], 12, back=True)
     assert len(actions) == 12 and _headings(actions)[-1] == 0

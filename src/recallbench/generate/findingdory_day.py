@@ -38,9 +38,8 @@ from recallbench.generate.findingdory_plan import (
 from recallbench.generate.findingdory_views import ViewCheck
 from recallbench.world.env import HomeEnv
 
-# The clock: each day starts near 06:00 (minutes after midnight) and lasts 1.5 to 13 hours,
-# as the public set's days do (its stamped times put their ends 2.3-11 h after 06:00 for the
-# 10th-90th percentile, median 6.6 h: a day lasts as long as its chores) ...
+# The clock: each day starts near 06:00 (minutes after midnight) and lasts 1.5 to 13 hours, as
+# val's days do (their ends 2.3-11 h after 06:00, 10th-90th percentile; median 6.6 h) ...
 DAY_START_RANGE = (5 * 60 + 30, 6 * 60 + 30)
 DAY_SPAN_RANGE = (90, 13 * 60)
 # ... and runs in 6..12 stretches whose paces differ by a log-normal factor (sigma below).
@@ -297,9 +296,10 @@ Stops = dict[tuple[int, str], tuple[list[int], bool]]  # per wait slot: headings
 def _wait_stops(meta: dict, legs: list[Leg], slot: tuple[int, str], pose: np.ndarray,
                 check: ViewCheck | None = None, widen: bool = False) -> tuple[list[int], bool]:
     """The headings a wait holds (those ``check`` finds readable; ``widen``: see
-    ``look_offsets``), and whether it turns back to where it started (all but the day's last
-    wait: the next leg was planned from that pose)."""
+    ``look_offsets``; not the first wait's start, which frame 0 shows), and whether it turns
+    back to where it started (all but the day's last: the next leg was planned from there)."""
     stops = look_offsets(meta, pose, _wait_kind(legs, slot), widen)
+    stops = [s for s in stops if s or slot[0] >= 0] or stops
     if check is not None:
         stops = readable_stops(stops, lambda s: check.readable(pose, s))
     return stops, slot[0] != len(legs) - 1

@@ -106,7 +106,10 @@ def capacity(stops: list[int], max_hold: int, back: bool = True) -> int:
 def look_actions(stops: list[int], frames: int, back: bool = True) -> list[DiscreteAction | None]:
     """``frames`` actions (a turn or ``WAIT``): out to the stop nearer 0 at one end, a sweep to
     the other end holding each stop once, and back to the starting heading when ``back``. A
-    wait too short for the sweep drops the stops farthest from 0 (at worst it holds still)."""
+    wait too short for the sweep drops the stops farthest from 0 (at worst it holds still).
+    A wait that turns back holds its starting heading (stop 0) there, at its end: held on the
+    way past, it was seen again on the return (one frame, then the next walk), and an offered
+    frame there repeated the held view."""
     stops = sorted(set(stops))
     while stops and _turns(_path(stops, back)) + len(stops) > frames:
         stops.remove(max(stops, key=lambda s: (abs(s), s)))
@@ -130,11 +133,13 @@ def look_actions(stops: list[int], frames: int, back: bool = True) -> list[Discr
             if holding and heading in hold:
                 out.extend([WAIT] * hold.pop(heading))
 
+    last = hold.pop(0, 0) if back and near != 0 else 0  # held on the return instead
     turn_to(near, holding=False)
     out.extend([WAIT] * hold.pop(near))
     turn_to(far, holding=True)
     if back:
         turn_to(0, holding=False)
+        out.extend([WAIT] * last)
     return out
 
 
