@@ -272,3 +272,39 @@ def test_a_goal_is_unreadable_only_when_every_valid_view_of_it_is_small():
     assert seg["object_target_best_view_small"] == pytest.approx(1 / 3)
     rec["width"], rec["height"] = 960, 1280  # the same shares are four times the pixels
     assert best_view_small({"ep_0": rec}) == 0.0
+
+
+def test_small_pairs_cut_by_the_frames_border_are_told_apart():
+    """Most pairs under 32x32 px are neighbours the frame's border cuts while the robot works at
+    a receptacle (seed 0: 28 of 38), not far or tiny objects: the record flags each valid frame
+    whose target reaches the border, and the audit reports the small pairs' share of them."""
+    from types import SimpleNamespace
+
+    from recallbench.audit.readability import SMALL_SIDE, segmentation_figures
+    from recallbench.generate.frame_readability import at_border, readability_record
+
+    mask = np.zeros((6, 8), np.uint16)
+    mask[0, 3] = 2  # instance 1 on the top row
+    mask[2:4, 2:5] = 3  # instance 2 inside
+    assert at_border(mask, [2]) and not at_border(mask, [3]) and at_border(mask, [3, 2])
+    mask[5, 7] = 3
+    assert at_border(mask, [3])  # the bottom-right corner
+
+    names = ["obj_a", "obj_b"]
+    inner = np.zeros((6, 8), np.uint16)
+    inner[2:4, 2:5] = 1
+    edge = np.zeros((6, 8), np.uint16)
+    edge[:, 0] = 1
+    frames = SimpleNamespace(width=480, height=640, stats=[], masks={0: inner, 42: edge},
+                             instance_index=names.index)
+    small, large = (SMALL_SIDE**2 - 1) / (480 * 640), 0.03
+    target = {"id": 0, "goal": 0, "kind": "object", "entities": ["obj_a"], "frames": [0, 42],
+              "area": [small, small], "held": [["obj_a"], ["obj_a"]]}
+    other = {**target, "id": 1, "area": [large, small], "held": [["obj_a"], ["obj_a"]]}
+    rec = readability_record(frames, [target, other])
+    assert [t["cut"] for t in rec["targets"]] == [[False, True], [False, True]]
+    seg = segmentation_figures({"ep_0": rec})
+    assert seg["object_target_small"] == pytest.approx(3 / 4)
+    assert seg["object_target_small_cut"] == pytest.approx(2 / 3)
+    del rec["targets"][0]["cut"], rec["targets"][1]["cut"]  # a record from before the flag
+    assert segmentation_figures({"ep_0": rec})["object_target_small_cut"] is None

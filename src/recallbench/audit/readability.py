@@ -13,7 +13,8 @@ the receptacle targets' area for information:
 - nothing in view: share of offered frames where no object, receptacle or kitchen fixture
   covers 0.1% of the frame;
 - object-target area: the share of the frame an object target's instance covers in each valid
-  offered frame of its question goal (median, 10th percentile, share under 32 x 32 px);
+  offered frame of its question goal (median, 10th percentile, share under 32 x 32 px; and of
+  those small pairs, the share the frame's border cuts);
 - textured object pixels: share of the objects' pixels in offered frames on textured geoms.
 
 The pixel figures are read from the offered frames of each day's video (the episode's
@@ -171,6 +172,20 @@ def best_view_small(records: dict[str, dict[str, Any]], kind: str = "object") ->
     return float(np.mean(small)) if small else None
 
 
+def small_cut(records: dict[str, dict[str, Any]], kind: str = "object") -> float | None:
+    """Of the (goal, valid offered frame) pairs of ``kind`` under SMALL_SIDE x SMALL_SIDE px,
+    the share whose target reaches the frame's border (``cut`` in readability.json): a partial
+    view at the edge, not a far or tiny object. None without small pairs or ``cut`` records."""
+    flags = []
+    for rec in records.values():
+        pixels = rec["width"] * rec["height"]
+        for t in rec["targets"]:
+            if t["kind"] == kind and "cut" in t:
+                flags += [c for a, c in zip(t["area"], t["cut"], strict=True)
+                          if a * pixels < SMALL_SIDE**2]
+    return float(np.mean(flags)) if flags else None
+
+
 def segmentation_figures(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     frames = [f for rec in records.values() for f in rec["frames"]]
     obj_px = sum(f["object_px"] for f in frames)
@@ -189,6 +204,7 @@ def segmentation_figures(records: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "object_target_small": float(np.mean(px < SMALL_SIDE**2)) if len(px) else None,
         "object_target_frames": len(area),
         "object_target_best_view_small": best_view_small(records),
+        "object_target_small_cut": small_cut(records),
         "receptacle_target_area_median": pct(rec_area, 50),
         "receptacle_target_area_p10": pct(rec_area, 10),
     }
@@ -252,6 +268,7 @@ def readability(suite: Any, k: int) -> dict[str, Any]:
                                     "frames, recorded by generate)", no_record, len(days_all))
     info = {key: seg[key] for key in ("textured_object_share", "object_target_area_p10",
                                       "object_target_best_view_small",
+                                      "object_target_small_cut",
                                       "receptacle_target_area_median",
                                       "receptacle_target_area_p10")} if seg else {}
     return _section(rows + _segmentation_rows(seg, why), days=len(days_all), unit="days", k=k,

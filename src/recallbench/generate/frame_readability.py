@@ -15,10 +15,13 @@ Written per episode as ``readability.json`` (schema ``READABILITY_VERSION``):
      "frames": [{"frame": f, "objects": share, "receptacles": share, "largest": share,
                  "largest_name": name, "object_px": n, "textured_object_px": n}, ...],
      "targets": [{"id": qa id, "goal": g, "kind": "object"|"receptacle", "entities": [...],
-                  "frames": [f, ...], "area": [share, ...], "held": [[entity, ...], ...]}, ...]}
+                  "frames": [f, ...], "area": [share, ...], "held": [[entity, ...], ...],
+                  "cut": [bool, ...]}, ...]}
 
 ``held``: per valid frame, the goal's entities whose predicate holds there (the sheet outlines
-those).
+those). ``cut`` (optional, added after version 1 without a bump: readers treat it as absent in
+older files): per valid frame, whether those entities reach the border of the frame as rendered,
+a view the frame's edge cuts.
 
 An instance is an object (its body), a receptacle or a kitchen fixture (its body's subtree).
 A geom is textured when its material has a texture.
@@ -178,6 +181,18 @@ def target_areas(ann: Any, rows: list[dict[str, Any]], offered: np.ndarray) -> l
     return out
 
 
+def at_border(mask: np.ndarray, members: list[int]) -> bool:
+    """Does any pixel of ``members`` (instance index + 1) lie on ``mask``'s outermost rows or
+    columns?"""
+    edge = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
+    return bool(np.isin(edge, members).any())
+
+
 def readability_record(frames: OfferedFrames, targets: list[dict]) -> dict[str, Any]:
+    """``readability.json``: the frames' stats, and the targets with ``cut`` per valid frame."""
+    def cut(t: dict) -> list[bool]:
+        return [at_border(frames.masks[f], [frames.instance_index(e) + 1 for e in held])
+                for f, held in zip(t["frames"], t["held"], strict=True)]
+
     return {"version": READABILITY_VERSION, "width": frames.width, "height": frames.height,
-            "frames": frames.stats, "targets": targets}
+            "frames": frames.stats, "targets": [{**t, "cut": cut(t)} for t in targets]}
