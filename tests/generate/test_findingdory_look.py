@@ -67,6 +67,25 @@ def test_a_wait_that_turns_back_holds_its_starting_heading_last(stops):
     assert at_start == list(range(at_start[0], len(actions)))  # one stretch, the last
 
 
+@pytest.mark.parametrize(("stops", "back"), [([-6, -5, 4, 5], False), ([-2, 0, 3], True)])
+def test_a_wait_given_more_than_its_stops_hold_holds_the_headings_between_too(stops, back):
+    """The day's last wait takes every frame left, beyond its cap: its stops were held for more
+    than a stride, and two offered frames showed one view (a day of two chores, seed 1: four
+    such pairs in its last 25 offered frames). It holds the headings its sweep passes too."""
+    hold = 41
+    frames = capacity(stops, hold, back) + 3 * hold
+    actions = look_actions(stops, frames, back, max_hold=hold)
+    assert len(actions) == frames
+    heads = _headings(actions)
+    runs, start = [], 0
+    for i in range(1, len(actions) + 1):  # stretches of frames at one heading
+        if i == len(actions) or heads[i] != heads[start]:
+            runs.append(i - start)
+            start = i
+    assert max(runs) <= hold + 1  # a hold and the turn that arrived there
+    assert set(heads) <= set(range(min(stops), max(stops) + 1))  # the same sweep
+
+
 def test_a_short_wait_drops_the_far_stops_and_a_tiny_one_holds_still():
     actions = look_actions([-4, 0, 1, 9], 12, back=True)
     assert len(actions) == 12 and _headings(actions)[-1] == 0

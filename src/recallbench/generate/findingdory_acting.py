@@ -111,7 +111,7 @@ class DayActor:
         """``n`` frames looking at ``stops`` (headings in turn steps, ``findingdory_look``);
         with ``back`` the robot ends exactly at the pose it started from."""
         pose = self.env.base_pose()
-        for a in look_actions(stops, n, back):
+        for a in look_actions(stops, n, back, self.knobs.longest_hold()):
             if a is None:
                 self.record(render=False)
             else:

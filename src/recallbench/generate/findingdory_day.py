@@ -314,7 +314,7 @@ def plan_waits(env: HomeEnv, legs: list[Leg], knobs: FindingDoryKnobs, spare: in
     ``spare`` steps (a day of few chores), the focus pans widen to the room's furniture (a
     day that held a few headings for several strides showed a quarter of its offered frames
     twice)."""
-    hold = max(1, (knobs.steps - 1) // max(1, knobs.subsample - 1) - 1)
+    hold = knobs.longest_hold()
     check = check or ViewCheck(env)
     slots = [(-1, "after")] + [(i, side) for i in range(len(legs)) for side in ("before", "after")]
     for widen in (False, True):

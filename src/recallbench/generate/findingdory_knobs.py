@@ -78,5 +78,10 @@ class FindingDoryKnobs:
         hi = min(MAX_INTERACTIONS, self.interactions + self.interactions_spread)
         return replace(self, interactions=int(rng.integers(lo, hi + 1)), interactions_spread=0)
 
+    def longest_hold(self) -> int:
+        """Frames a wait may hold one heading (``findingdory_look``): under a stride of the
+        offered frames, so no two offered frames of it show the same view."""
+        return max(1, (self.steps - 1) // max(1, self.subsample - 1) - 1)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

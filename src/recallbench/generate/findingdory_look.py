@@ -97,24 +97,40 @@ def _turns(path: list[int], start: int = 0) -> int:
     return sum(abs(b - a) for a, b in zip([start, *path], path, strict=False))
 
 
+def _fill(stops: list[int], frames: int, max_hold: int, back: bool) -> list[int]:
+    """``stops`` with the headings the sweep passes between them added, nearest a stop first
+    (a piece of furniture fills the view a step or two either side of it), until holding none
+    longer than ``max_hold`` fills ``frames``: the day's last wait takes every frame left."""
+    spare = [h for h in range(min(stops), max(stops) + 1) if h not in stops]
+    spare.sort(key=lambda h: (min(abs(h - s) for s in stops), abs(h)))
+    out = list(stops)
+    while spare and capacity(out, max_hold, back) < frames:
+        out.append(spare.pop(0))
+    return sorted(out)
+
+
 def capacity(stops: list[int], max_hold: int, back: bool = True) -> int:
     """Frames a wait over ``stops`` fills without holding any heading longer than
     ``max_hold`` frames."""
     return _turns(_path(stops, back)) + len(stops) * max_hold
 
 
-def look_actions(stops: list[int], frames: int, back: bool = True) -> list[DiscreteAction | None]:
+def look_actions(stops: list[int], frames: int, back: bool = True,
+                 max_hold: int | None = None) -> list[DiscreteAction | None]:
     """``frames`` actions (a turn or ``WAIT``): out to the stop nearer 0 at one end, a sweep to
     the other end holding each stop once, and back to the starting heading when ``back``. A
     wait too short for the sweep drops the stops farthest from 0 (at worst it holds still).
     A wait that turns back holds its starting heading (stop 0) there, at its end: held on the
     way past, it was seen again on the return (one frame, then the next walk), and an offered
-    frame there repeated the held view."""
+    frame there repeated the held view. Given ``max_hold``, a wait with more frames than its
+    stops hold that long also holds the headings between them (``_fill``)."""
     stops = sorted(set(stops))
     while stops and _turns(_path(stops, back)) + len(stops) > frames:
         stops.remove(max(stops, key=lambda s: (abs(s), s)))
     if not stops or stops == [0]:
         return [WAIT] * frames
+    if max_hold is not None:
+        stops = _fill(stops, frames, max_hold, back)
     path = _path(stops, back)
     near, far = path[0], path[1]
     holds = frames - _turns(path)
