@@ -64,7 +64,7 @@ def readability_table(section: dict[str, Any]) -> Any:
         t.add_row(r["label"], f"{100 * r['value']:.1f}", bound, str(r["n"]), verdict)
     for key, label in (("textured_object_share", "textured object pixels"),
                        ("object_target_best_view_small", "object goals small in every frame"),
-                       ("object_target_small_cut", "small object-target pairs cut by the edge")):
+                       ("object_target_small_cut", "under 32x32 and cut by the edge")):
         value = section.get(key)
         if value is not None:
             t.add_row(label, f"{100 * value:.1f}", "-", "-", "(information)")
