@@ -18,9 +18,14 @@ import secrets
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from recallbench.errors import InputError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+Model = TypeVar("Model", bound="BaseModel")
 
 # A folder is opened only to be a dir_fd (O_PATH: search permission is enough, as for a path)
 _DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY
@@ -206,3 +211,23 @@ def read_bytes_regular(path: str | Path) -> bytes:
 def read_json(path: str | Path) -> Any:
     """A suite's JSON file, every failure one ``InputError`` naming it."""
     return parse_json(read_bytes_regular(path), path)
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<root>"
+
+
+def validated(model: type[Model], data: Any, path: str | Path) -> Model:
+    """``data`` as a ``model`` (pydantic), or one ``InputError`` naming the file and the first
+    bad field (``targets[3].area``) and how many more there are."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise InputError(path, _field(tuple(err["loc"])), f"{err['msg']}{more}") from exc

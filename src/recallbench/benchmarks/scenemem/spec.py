@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recallbench.benchmarks.limits import MAX_CAMERA_SIDE, MAX_WORLD_LIST, MAX_WORLD_OBJECTS
 from recallbench.errors import InputError, SuiteRefusal
-from recallbench.io import read_bytes_regular, read_json
+from recallbench.io import read_bytes_regular, read_json, validated
 
 VIDEO_NAMES = ("robot0_agentview_left.mp4", "robot0_agentview_right.mp4", "robot0_eye_in_hand.mp4")
 ENV_FILES = ("unified_model.xml", "env_args.json", "ep_meta.json", "start_state.npy")
@@ -139,25 +139,12 @@ def discover_scenarios(data_dir: str | Path, filter_substr: str | None = None) -
     return found
 
 
-def _loc(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "<root>"
-
-
 def _read_json(path: Path) -> Any:
     return read_json(path)  # not UTF-8, too deep, a folder: one line naming the file
 
 
 def parse_eval_spec(path: Path) -> EvalSpec:
-    data = _read_json(path)
-    try:
-        return EvalSpec.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise InputError(path, _loc(tuple(err["loc"])), f"{err['msg']}{more}") from exc
+    return validated(EvalSpec, _read_json(path), path)
 
 
 # The card's door rule reads |qpos| in rad (hinge) or m (slide); other joints have no opening.
