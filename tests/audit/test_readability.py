@@ -308,3 +308,32 @@ def test_small_pairs_cut_by_the_frames_border_are_told_apart():
     assert seg["object_target_small_cut"] == pytest.approx(2 / 3)
     del rec["targets"][0]["cut"], rec["targets"][1]["cut"]  # a record from before the flag
     assert segmentation_figures({"ep_0": rec})["object_target_small_cut"] is None
+
+
+@pytest.mark.parametrize(("damage", "field"), [
+    (lambda r: r["targets"][0].update(cut=[True]), "targets[0]"),  # one flag for two frames
+    (lambda r: r["frames"][1].update(largest=float("nan")), "frames[1].largest"),
+    (lambda r: r.pop("width"), "width"),
+])
+def test_a_damaged_record_is_one_line_naming_its_field_and_the_audit_goes_on(suite, damage,
+                                                                            field):
+    """readability.json is suite data: a damaged one (hand-edited, truncated, another tool's)
+    makes the segmentation rows n/a with the file and field, and the rest of the section is
+    still measured; it used to end the whole audit after the agents' work with an internal
+    error (zip() argument 2 is shorter than argument 1)."""
+    frame = {"frame": 0, "objects": 0.1, "receptacles": 0.2, "largest": 0.2,
+             "largest_name": "x", "object_px": 10, "textured_object_px": 10}
+    for ep in ("ep_a", "ep_b"):
+        rec = {"version": 1, "width": 480, "height": 640, "frames": [frame, dict(frame)],
+               "targets": [{"kind": "object", "frames": [0, 42], "area": [0.03, 0.02],
+                            "held": [["o"], ["o"]], "cut": [False, True]}]}
+        if ep == "ep_b":
+            damage(rec)
+        (suite / "episodes" / ep / "readability.json").write_text(json.dumps(rec))
+    sec = readability(load_suite(suite), 96)
+    rows = _rows(sec)
+    path = suite / "episodes" / "ep_b" / "readability.json"
+    assert sec["reason"].startswith(f"1 of 2 days' readability.json damaged: {path}: {field}")
+    assert rows["nothing_in_view"]["value"] is None
+    assert rows["nothing_in_view"]["reason"] == sec["reason"]
+    assert rows["near_identical"]["value"] is not None  # the videos are still measured

@@ -25,19 +25,21 @@ them (older generated suites, the public val QA without its videos) gets "n/a" w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from recallbench.benchmarks.findingdory.defaults import DEFAULT_FRAMES
+from recallbench.errors import InputError
 from recallbench.generate.frame_readability import (  # the generator checks views with these
     IN_VIEW,
     ONE_COLOUR,
     dominant_colour_share,
 )
+from recallbench.io import read_json, validated
 
 NEAR_IDENTICAL = 2.0  # mean absolute difference, 0..255 levels
 SMALL_SIDE = 32  # px: a target smaller than SMALL_SIDE x SMALL_SIDE is small
@@ -136,16 +138,56 @@ def offered_sources(suite: Any, k: int) -> tuple[Sources, list[str]]:
 
 
 # ---------------------------------------------------------------------------- segmentation
-def read_records(suite: Any) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Each day's ``readability.json``, and the days without one."""
-    records, missing = {}, []
+# The shape of readability.json the audit reads (other fields pass): suite data, so a damaged
+# file is one line naming its field, never a crash after the agents' work.
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
+class _Frame(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    largest: Share
+    object_px: int = Field(ge=0)
+    textured_object_px: int = Field(ge=0)
+
+
+class _Target(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    kind: str
+    area: list[Share]
+    cut: list[bool] | None = None
+
+    @model_validator(mode="after")
+    def _one_cut_per_area(self) -> _Target:
+        if self.cut is not None and len(self.cut) != len(self.area):
+            raise ValueError(f"cut has {len(self.cut)} entries, area {len(self.area)}")
+        return self
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    width: int = Field(ge=1)
+    height: int = Field(ge=1)
+    frames: list[_Frame]
+    targets: list[_Target]
+
+
+def read_records(suite: Any) -> tuple[dict[str, dict[str, Any]], list[str], list[str]]:
+    """Each day's ``readability.json``, the days without one, and why each damaged one is
+    (``InputError``'s line: the file and its field)."""
+    records, missing, damaged = {}, [], []
     for ep in dict.fromkeys(c.ep_id for c in suite.cases):
         path = suite.episode_dir(ep) / READABILITY_FILE
-        if path.is_file():
-            records[ep] = json.loads(path.read_text())
-        else:
+        if not path.is_file():
             missing.append(ep)
-    return records, missing
+            continue
+        try:
+            data = read_json(path)
+            validated(_Record, data, path)
+        except InputError as exc:
+            damaged.append(str(exc))
+            continue
+        records[ep] = data
+    return records, missing, damaged
 
 
 def _areas(records: dict[str, dict[str, Any]], kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -261,11 +303,13 @@ def readability(suite: Any, k: int) -> dict[str, Any]:
     """The readability section of a FindingDory suite's audit (JSON-able)."""
     days_all = list(dict.fromkeys(c.ep_id for c in suite.cases))
     frames, no_video = offered_sources(suite, k)
-    records, no_record = read_records(suite)
+    records, no_record, damaged = read_records(suite)
     rows, pixels = _pixel_rows(frames, no_video, len(days_all))
-    seg = segmentation_figures(records) if records and not no_record else None
-    why = None if seg else _missing(f"{READABILITY_FILE} (instance segmentation of the offered "
-                                    "frames, recorded by generate)", no_record, len(days_all))
+    seg = segmentation_figures(records) if records and not no_record and not damaged else None
+    why = None if seg else (
+        f"{len(damaged)} of {len(days_all)} days' {READABILITY_FILE} damaged: {damaged[0]}"
+        if damaged else _missing(f"{READABILITY_FILE} (instance segmentation of the offered "
+                                 "frames, recorded by generate)", no_record, len(days_all)))
     info = {key: seg[key] for key in ("textured_object_share", "object_target_area_p10",
                                       "object_target_best_view_small",
                                       "object_target_small_cut",
